@@ -1,0 +1,19 @@
+# The tree-sitter runtime and the Python grammar, compiled from the npm-pinned sources.
+set(_ts_root "${SYNCLINT_NODE_MODULES}/tree-sitter/vendor/tree-sitter/lib")
+set(_ts_python "${SYNCLINT_NODE_MODULES}/tree-sitter-python/src")
+foreach(_f "${_ts_root}/src/lib.c" "${_ts_python}/parser.c" "${_ts_python}/scanner.c")
+  if(NOT EXISTS "${_f}")
+    message(FATAL_ERROR "synclint: ${_f} is missing. Run scripts/setup (npm ci --ignore-scripts) first, "
+                        "or point SYNCLINT_NODE_MODULES at the folder holding tree-sitter and tree-sitter-python.")
+  endif()
+endforeach()
+
+add_library(synclint_tree_sitter STATIC "${_ts_root}/src/lib.c")
+target_include_directories(synclint_tree_sitter SYSTEM PUBLIC "${_ts_root}/include" PRIVATE "${_ts_root}/src")
+target_compile_definitions(synclint_tree_sitter PRIVATE _POSIX_C_SOURCE=200112L _DEFAULT_SOURCE)
+set_target_properties(synclint_tree_sitter PROPERTIES C_STANDARD 11)
+
+add_library(synclint_tree_sitter_python STATIC "${_ts_python}/parser.c" "${_ts_python}/scanner.c")
+target_include_directories(synclint_tree_sitter_python PRIVATE "${_ts_python}")
+target_link_libraries(synclint_tree_sitter_python PUBLIC synclint_tree_sitter)
+set_target_properties(synclint_tree_sitter_python PROPERTIES C_STANDARD 11)

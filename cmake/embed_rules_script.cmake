@@ -1,0 +1,13 @@
+# cmake -DOUT=file.cpp -DFILES=a.toml;b.toml -P embed_rules_script.cmake
+set(body "// Generated from rules/*.toml by cmake/embed_rules_script.cmake. Do not edit.\n")
+string(APPEND body "#include \"core/embedded_rules.h\"\n\nnamespace synclint {\n\n")
+string(APPEND body "const std::vector<EmbeddedRuleFile>& embedded_rule_files() {\n")
+string(APPEND body "  static const std::vector<EmbeddedRuleFile> files = {\n")
+foreach(f IN LISTS FILES)
+  file(READ "${f}" text)
+  get_filename_component(name "${f}" NAME)
+  string(APPEND body "    {\"${name}\", R\"synclint_toml(${text})synclint_toml\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n\n}  // namespace synclint\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,81 @@
+// Configuration: `[tool.synclint]` in pyproject.toml or a `.synclint.toml` (closest parent of a checked
+// file wins; in one folder .synclint.toml wins over pyproject.toml). Every value remembers where it came
+// from for `synclint config`.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace synclint {
+
+class Catalog;
+
+// A configuration problem: unknown key (with "did you mean"), wrong type, unknown rule id. The message
+// names the file and the key, e.g. "pyproject.toml: [tool.synclint] unknown key 'selct' (did you mean
+// 'select'?)".
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <class T>
+struct Sourced {
+  T value{};
+  std::string source = "default";  // "default", "command line", "/abs/pyproject.toml"
+};
+
+// A user-declared syncing API: a project or library helper that synchronizes when called.
+struct ExtraApi {
+  std::string rule_id;   // which rule reports it, e.g. "SYNC001"
+  Language language = Language::Python;
+  std::string kind;      // "functions" or "methods" (see catalog.h)
+  std::string name;      // "mylib.metrics.to_float" or "to_float"
+};
+
+struct PerFileIgnore {
+  std::string glob;                 // matched against the path relative to the config's folder
+  std::vector<std::string> ids;     // ids or prefixes
+};
+
+struct Config {
+  std::filesystem::path root;  // folder of the config file (or the working directory when none)
+  std::optional<std::filesystem::path> file;  // the file it was read from
+
+  Sourced<std::vector<std::string>> select{{"SYNC"}};  // ids or prefixes
+  Sourced<std::vector<std::string>> ignore;
+  Sourced<std::map<std::string, Severity>> severity;   // per rule id
+  Sourced<std::vector<PerFileIgnore>> per_file_ignores;
+  Sourced<std::vector<std::string>> exclude;            // globs, relative to root
+  Sourced<std::vector<std::string>> hot_functions;      // extra per-step callback names
+  Sourced<std::vector<ExtraApi>> extra_sync_apis;
+
+  // Is `rule_id` enabled for the file at `path` (absolute or relative to the working directory)?
+  bool rule_enabled(std::string_view rule_id, const std::filesystem::path& path) const;
+  // Severity after overrides.
+  Severity severity_for(std::string_view rule_id, Severity default_severity) const;
+  // Does an exclude glob match `path`?
+  bool excluded(const std::filesystem::path& path) const;
+};
+
+// Per-step callback names that are hot by default (training_step, validation_step, test_step, forward,
+// compute_loss, on_train_batch_end, ...).
+const std::vector<std::string>& default_hot_functions();
+
+// Reads one config file. For pyproject.toml only [tool.synclint] is read; none there -> nullopt.
+// Throws ConfigError; validates rule ids against `catalog`.
+std::optional<Config> load_config_file(const std::filesystem::path& file, const Catalog& catalog);
+
+// The config that applies to files in `dir`: the closest parent holding .synclint.toml or a
+// pyproject.toml with [tool.synclint]; default Config rooted at `dir` when none.
+Config find_config(const std::filesystem::path& dir, const Catalog& catalog);
+
+// Human-readable effective configuration with the source of each value (`synclint config`).
+std::string describe_config(const Config& config);
+
+}  // namespace synclint

@@ -1,0 +1,40 @@
+// The Python front-end: tree-sitter-python parse, scopes and device inference, hot context, the project
+// index (cross-file calls), and the SYNC rules. Produces core Findings; knows nothing of output formats.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/suppressions.h"
+
+namespace synclint {
+class Catalog;
+}
+
+namespace synclint::python {
+
+struct SourceFile {
+  std::string path;  // as displayed and as it goes into findings ('/' separators)
+  std::string text;  // UTF-8 (the engine rejects invalid UTF-8 before this point)
+};
+
+struct Options {
+  const Catalog* catalog = nullptr;         // required; includes user APIs from configuration
+  std::vector<std::string> hot_functions;   // per-step callback names (defaults + configuration)
+  bool report_cold = false;                 // also report syncs in code that runs once (--all)
+  unsigned jobs = 1;                        // worker threads for parsing and checking
+};
+
+struct FileResult {
+  std::string path;
+  std::vector<Finding> findings;   // unsuppressed, unfiltered; severity = rule default or judged level
+  std::vector<Comment> comments;   // every comment, for the suppression service
+  std::vector<FileError> errors;   // syntax errors (the rest of the file is still analysed)
+};
+
+// Analyses the files as one project: a function called from a loop in any of them is hot in all.
+// Never throws for bad input; output order follows `files`.
+std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, const Options& options);
+
+}  // namespace synclint::python
