@@ -25,6 +25,10 @@ struct CheckOptions {
   std::optional<std::filesystem::path> costs_file;   // --costs report.json
   std::vector<PathMapping> path_mappings;    // --path-map FROM=TO
   std::size_t max_file_bytes = 64u << 20;    // larger files are skipped with an error
+  // Command-line rule selection; wins over configuration. --select replaces the configuration's
+  // select and ignore lists; --ignore is added to the ignore list. Ids, prefixes or rule names.
+  std::optional<std::vector<std::string>> select;
+  std::vector<std::string> ignore;
 };
 
 // Progress: files done, files total (called from worker threads, serialised).

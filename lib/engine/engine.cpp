@@ -1,0 +1,252 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <variant>
+
+#include "core/catalog.h"
+#include "core/config.h"
+#include "core/suggest.h"
+#include "core/suppressions.h"
+#include "engine/discover.h"
+#include "engine/source.h"
+#include "python/analyzer.h"
+
+namespace synclint::engine {
+namespace fs = std::filesystem;
+
+namespace {
+
+unsigned effective_jobs(unsigned jobs) {
+  if (jobs != 0) return jobs;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+// Runs fn(i) for i in [0, n) on up to `jobs` threads.
+template <class Fn>
+void parallel_for(std::size_t n, unsigned jobs, Fn&& fn) {
+  const std::size_t threads = std::min<std::size_t>(jobs, n);
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::jthread> pool;
+  pool.reserve(threads);
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    });
+  }
+}
+
+// A rule selector on the command line: an id, an id prefix ("SYNC00") or a rule name.
+void validate_selectors(const std::vector<std::string>& selectors, const char* option, const Catalog& catalog) {
+  std::vector<std::string> known;
+  for (const Rule& r : catalog.rules()) {
+    known.push_back(r.id);
+    known.push_back(r.name);
+  }
+  for (const std::string& s : selectors) {
+    const bool ok = catalog.find(s) != nullptr ||
+                    std::any_of(catalog.rules().begin(), catalog.rules().end(),
+                                [&](const Rule& r) { return !s.empty() && r.id.starts_with(s); });
+    if (!ok) throw ConfigError(std::string(option) + ": unknown rule '" + s + "'" + did_you_mean(s, known));
+  }
+}
+
+// The configuration of each folder, each file read once; files sharing a configuration share one object.
+class ConfigResolver {
+ public:
+  ConfigResolver(const CheckOptions& options, const Catalog& catalog) : options_(options), catalog_(catalog) {
+    if (options.select) validate_selectors(*options.select, "--select", catalog);
+    validate_selectors(options.ignore, "--ignore", catalog);
+    if (options.config_file) {
+      std::error_code ec;
+      if (!fs::is_regular_file(*options.config_file, ec))
+        throw ConfigError(options.config_file->string() + ": no such configuration file");
+      std::optional<Config> loaded = load_config_file(*options.config_file, catalog);
+      if (!loaded) {
+        Config fallback;
+        fallback.root = fs::absolute(*options.config_file, ec).parent_path();
+        fallback.file = *options.config_file;
+        loaded = std::move(fallback);
+      }
+      fixed_ = adopt(std::move(*loaded));
+    }
+  }
+
+  std::shared_ptr<const Config> for_dir(const fs::path& dir) {
+    if (fixed_) return fixed_;
+    const std::string key = dir.generic_string();
+    if (auto it = by_dir_.find(key); it != by_dir_.end()) return it->second;
+    Config found = find_config(dir, catalog_);
+    const std::string file_key = found.file ? fs::absolute(*found.file).lexically_normal().generic_string() : "";
+    auto& shared = by_file_[file_key];
+    if (!shared) shared = adopt(std::move(found));
+    by_dir_.emplace(key, shared);
+    return shared;
+  }
+
+ private:
+  std::shared_ptr<const Config> adopt(Config config) const {
+    if (options_.select) {
+      config.select = {*options_.select, "command line"};
+      config.ignore = {{}, "command line"};
+    }
+    if (!options_.ignore.empty()) {
+      config.ignore.value.insert(config.ignore.value.end(), options_.ignore.begin(), options_.ignore.end());
+      config.ignore.source = "command line";
+    }
+    return std::make_shared<const Config>(std::move(config));
+  }
+
+  const CheckOptions& options_;
+  const Catalog& catalog_;
+  std::shared_ptr<const Config> fixed_;
+  std::map<std::string, std::shared_ptr<const Config>> by_dir_;
+  std::map<std::string, std::shared_ptr<const Config>> by_file_;
+};
+
+fs::path absolute_normal(const fs::path& p) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(p, ec);
+  return (ec ? p : abs).lexically_normal();
+}
+
+// The catalog a project is analysed with: the built-in rules plus the configuration's own syncing APIs.
+Catalog catalog_for(const Config& config) {
+  Catalog catalog = Catalog::builtin();
+  for (const ExtraApi& api : config.extra_sync_apis.value) {
+    try {
+      catalog.add_api(api.rule_id, api.language, api.kind, api.name);
+    } catch (const CatalogError& e) {
+      throw ConfigError(config.extra_sync_apis.source + ": extra-sync-apis: " + e.what());
+    }
+  }
+  return catalog;
+}
+
+struct ReadFile {
+  const Candidate* candidate = nullptr;
+  std::shared_ptr<const Config> config;
+  std::string text;
+};
+
+// Front-end dispatch: one call per project and language.
+std::vector<python::FileResult> analyze(Language lang, const std::vector<python::SourceFile>& files,
+                                        const python::Options& options) {
+  if (lang == Language::Python) return python::analyze_project(files, options);
+  return {};
+}
+
+// Suppressions, then configuration (enabled rules, severities), for one file's findings.
+void finish_file(python::FileResult& result, const fs::path& open_path, const Config& config,
+                 const Catalog& catalog, Report& report) {
+  Suppressions suppressions = Suppressions::parse(Language::Python, result.path, result.comments);
+  suppressions.apply(result.findings);
+  std::vector<Finding> unused = suppressions.unused(catalog);
+  result.findings.insert(result.findings.end(), std::make_move_iterator(unused.begin()),
+                         std::make_move_iterator(unused.end()));
+  for (Finding& f : result.findings) {
+    if (!config.rule_enabled(f.rule_id, open_path)) continue;
+    f.severity = config.severity_for(f.rule_id, f.severity);
+    report.findings.push_back(std::move(f));
+  }
+  for (FileError& e : result.errors) report.errors.push_back(std::move(e));
+}
+
+}  // namespace
+
+Report run_check(const CheckOptions& options, const ProgressFn& progress) {
+  if (options.costs_file) {
+    throw ConfigError("--costs: joining a probe report is not available in this build");
+  }
+  const Catalog& builtin = Catalog::builtin();
+  ConfigResolver configs(options, builtin);
+  const unsigned jobs = effective_jobs(options.jobs);
+
+  ExcludeFn excluded = [&](const fs::path& path, bool) {
+    return configs.for_dir(path.parent_path())->excluded(path);
+  };
+  Discovery discovery = discover(options.paths, excluded);
+
+  Report report;
+  report.errors = std::move(discovery.errors);
+
+  // Configuration per file (single-threaded: the resolver caches), then the reads in parallel.
+  std::vector<ReadFile> files(discovery.files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const Candidate& c = discovery.files[i];
+    files[i].candidate = &c;
+    files[i].config = configs.for_dir(absolute_normal(c.open_path).parent_path());
+  }
+  const std::size_t total = files.size();
+  if (progress) progress(0, total);
+
+  std::vector<std::optional<FileError>> read_errors(files.size());
+  parallel_for(files.size(), jobs, [&](std::size_t i) {
+    const Candidate& c = *files[i].candidate;
+    auto result = read_source(c.open_path, c.path, options.max_file_bytes);
+    if (auto* text = std::get_if<std::string>(&result))
+      files[i].text = std::move(*text);
+    else
+      read_errors[i] = std::move(std::get<FileError>(result));
+  });
+
+  // One project per configuration and language: every file under one configuration root is analysed
+  // together, so calls across files make their callees hot.
+  std::map<std::pair<const Config*, Language>, std::vector<std::size_t>> projects;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const Candidate& c = *files[i].candidate;
+    if (read_errors[i]) {
+      report.errors.push_back(std::move(*read_errors[i]));
+      continue;
+    }
+    if (!frontend_available(c.language)) {
+      report.errors.push_back(FileError{c.path, "no " + std::string(to_string(c.language)) +
+                                                    " front-end in this build; skipped", false, std::nullopt});
+      continue;
+    }
+    projects[{files[i].config.get(), c.language}].push_back(i);
+  }
+
+  std::size_t done = 0;
+  for (auto& [key, members] : projects) {
+    const Config& config = *key.first;
+    const Catalog catalog = catalog_for(config);
+    python::Options analyzer_options;
+    analyzer_options.catalog = &catalog;
+    analyzer_options.hot_functions = default_hot_functions();
+    for (const std::string& f : config.hot_functions.value) analyzer_options.hot_functions.push_back(f);
+    analyzer_options.report_cold = options.report_cold;
+    analyzer_options.jobs = jobs;
+
+    std::vector<python::SourceFile> sources;
+    sources.reserve(members.size());
+    for (std::size_t i : members) {
+      sources.push_back({files[i].candidate->path, std::move(files[i].text)});
+      files[i].text = {};
+    }
+    std::vector<python::FileResult> results = analyze(key.second, sources, analyzer_options);
+    sources.clear();
+    for (std::size_t k = 0; k < results.size() && k < members.size(); ++k) {
+      finish_file(results[k], files[members[k]].candidate->open_path, config, catalog, report);
+      ++report.files_checked;
+    }
+    done += members.size();
+    if (progress) progress(done, total);
+  }
+
+  std::sort(report.findings.begin(), report.findings.end(), finding_less);
+  std::stable_sort(report.errors.begin(), report.errors.end(),
+                   [](const FileError& a, const FileError& b) { return a.path < b.path; });
+  return report;
+}
+
+}  // namespace synclint::engine
