@@ -10,6 +10,8 @@
 
 #include "core/catalog.h"
 #include "core/config.h"
+#include "core/cost_report.h"
+#include "core/ranking.h"
 #include "core/suggest.h"
 #include "core/suppressions.h"
 #include "engine/discover.h"
@@ -164,8 +166,14 @@ void finish_file(python::FileResult& result, const fs::path& open_path, const Co
 }  // namespace
 
 Report run_check(const CheckOptions& options, const ProgressFn& progress) {
+  // Read the probe report first: a bad one fails before any analysis.
+  std::optional<CostReport> costs;
   if (options.costs_file) {
-    throw ConfigError("--costs: joining a probe report is not available in this build");
+    try {
+      costs = read_cost_report(*options.costs_file);
+    } catch (const CostReportError& e) {
+      throw ConfigError(std::string("--costs: ") + e.what());
+    }
   }
   const Catalog& builtin = Catalog::builtin();
   ConfigResolver configs(options, builtin);
@@ -244,6 +252,11 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
   }
 
   std::sort(report.findings.begin(), report.findings.end(), finding_less);
+  if (costs) {
+    std::vector<std::pair<std::string, std::string>> mappings;
+    for (const PathMapping& m : options.path_mappings) mappings.emplace_back(m.from, m.to);
+    join_costs(report, *costs, mappings);  // orders costed findings first, by predicted saving
+  }
   std::stable_sort(report.errors.begin(), report.errors.end(),
                    [](const FileError& a, const FileError& b) { return a.path < b.path; });
   return report;

@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    std::cerr << "synclint: error: " << e.what() << "\n"
+              << "Run 'synclint --help' or 'synclint COMMAND --help' for usage.\n";
     return kExitError;
   } catch (const std::exception& e) {
     std::cerr << "synclint: error: " << e.what() << "\n";

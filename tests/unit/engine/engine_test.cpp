@@ -179,10 +179,13 @@ TEST_F(EngineTest, DeepNestingDoesNotCrash) {
   EXPECT_THAT(ids_at(r, "train.py", 10), ::testing::Contains("SYNC001"));
 }
 
-TEST_F(EngineTest, CostsWithoutTheJoinIsAClearError) {
+TEST_F(EngineTest, UnreadableCostReportIsAConfigError) {
   t.write("a.py", "");
+  t.write("bad.json", "{not json");
   CheckOptions o;
-  o.costs_file = "costs.json";
+  o.costs_file = "missing.json";
+  EXPECT_THROW(check({"a.py"}, o), ConfigError);
+  o.costs_file = "bad.json";
   EXPECT_THROW(check({"a.py"}, o), ConfigError);
 }
 

@@ -1,0 +1,266 @@
+// `synclint check [PATH...]`: runs the engine, filters by --min-severity, writes the chosen format to
+// stdout or atomically to -o FILE, and maps the outcome to the exit status.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "commands.h"
+#include "core/catalog.h"
+#include "core/config.h"
+#include "core/suggest.h"
+#include "emit/emit.h"
+#include "engine/engine.h"
+
+namespace synclint::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CheckArgs {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::string output;
+  unsigned jobs = 0;
+  std::string min_severity = "note";
+  bool exit_zero = false;
+  bool statistics = false;
+  bool all = false;
+  std::string config;
+  std::string costs;
+  std::vector<std::string> path_maps;
+  std::string color = "auto";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
+  bool no_progress = false;
+};
+
+emit::Format parse_format_or_throw(const std::string& name) {
+  if (auto f = emit::parse_format(name)) return *f;
+  std::vector<std::string> names;
+  std::string list;
+  for (emit::Format f : emit::all_formats()) {
+    names.emplace_back(emit::to_string(f));
+    list += (list.empty() ? "" : ", ") + names.back();
+  }
+  throw UsageError("unknown output format '" + name + "'" + did_you_mean(name, names) + "; choose one of " + list);
+}
+
+Severity parse_severity_or_throw(const std::string& name) {
+  if (auto s = parse_severity(name)) return *s;
+  throw UsageError("--min-severity: unknown severity '" + name + "'" +
+                   did_you_mean(name, {"note", "warning", "error"}) + "; choose one of note, warning, error");
+}
+
+bool use_color(const std::string& mode, bool to_stdout) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto") throw UsageError("--color: expected auto, always or never, not '" + mode + "'");
+  const char* no_color = std::getenv("NO_COLOR");
+  return to_stdout && ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+std::vector<engine::PathMapping> parse_path_maps(const std::vector<std::string>& maps) {
+  std::vector<engine::PathMapping> out;
+  for (const std::string& m : maps) {
+    const auto eq = m.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+      throw UsageError("--path-map: expected FROM=TO, got '" + m + "'");
+    out.push_back({m.substr(0, eq), m.substr(eq + 1)});
+  }
+  return out;
+}
+
+// Writes `text` to `path` through a temporary file in the same folder and a rename, so the file is
+// either the old one or the complete new one, never half written.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::string temp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  bool ok = true;
+  for (std::size_t done = 0; ok && done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false; else done += static_cast<std::size_t>(n);
+  }
+  const int write_errno = errno;
+  const mode_t mask = ::umask(0);  // mkstemp makes 0600; give the file the usual mode
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ok = ok && ::fsync(fd) == 0;
+  ok = (::close(fd) == 0) && ok;
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = ok ? errno : write_errno;
+    ::unlink(temp.c_str());
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
+  }
+}
+
+// "checking 340/1100 files" on stderr, only on a terminal and only for runs that are long (more than
+// 200 files, or still running after a second). The line is erased when the run ends.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {
+    if (enabled_) thread_ = std::jthread([this](std::stop_token stop) { loop(stop); });
+  }
+  ~ProgressLine() { finish(); }
+
+  void update(std::size_t done, std::size_t total) {
+    done_ = done;
+    total_ = total;
+  }
+
+  void finish() {
+    if (!thread_.joinable()) return;
+    thread_.request_stop();
+    wake_.notify_all();
+    thread_.join();
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  void loop(std::stop_token stop) {
+    const auto start = std::chrono::steady_clock::now();
+    static constexpr const char kSpin[] = "|/-\\";
+    for (unsigned tick = 0; !stop.stop_requested(); ++tick) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait_for(lock, stop, std::chrono::milliseconds(100), [] { return false; });
+      }
+      if (stop.stop_requested()) break;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const std::size_t total = total_;
+      if (elapsed < 1.0 && total <= 200) continue;
+      std::fprintf(stderr, "\r\033[Ksynclint: %c checking %zu/%zu files (%.0f s)", kSpin[tick % 4],
+                   done_.load(), total, elapsed);
+      std::fflush(stderr);
+      shown_ = true;
+    }
+  }
+
+  bool enabled_;
+  std::atomic<std::size_t> done_{0};
+  std::atomic<std::size_t> total_{0};
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  bool shown_ = false;
+  std::jthread thread_;
+};
+
+int run(const CheckArgs& args) {
+  const emit::Format format = parse_format_or_throw(args.format);
+  const Severity threshold = parse_severity_or_throw(args.min_severity);
+  const bool to_stdout = args.output.empty() || args.output == "-";
+
+  engine::CheckOptions options;
+  options.paths = args.paths;
+  options.jobs = args.jobs;
+  options.report_cold = args.all;
+  if (!args.config.empty()) options.config_file = args.config;
+  if (!args.costs.empty()) options.costs_file = args.costs;
+  options.path_mappings = parse_path_maps(args.path_maps);
+  if (!args.select.empty()) options.select = args.select;
+  options.ignore = args.ignore;
+
+  emit::Options emit_options;
+  emit_options.color = use_color(args.color, to_stdout);
+  emit_options.statistics = args.statistics;
+  emit_options.information_uri = emit::default_information_uri();
+  emit_options.read_source = emit::read_source_from_disk(options.max_file_bytes);
+
+  Report report;
+  {
+    ProgressLine progress(!args.no_progress && ::isatty(STDERR_FILENO));
+    report = engine::run_check(options, [&](std::size_t done, std::size_t total) { progress.update(done, total); });
+  }
+
+  std::erase_if(report.findings, [&](const Finding& f) { return f.severity < threshold; });
+
+  if (to_stdout) {
+    emit::write(format, std::cout, report, Catalog::builtin(), emit_options);
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write to standard output");
+  } else {
+    std::ostringstream buffer;
+    emit::write(format, buffer, report, Catalog::builtin(), emit_options);
+    write_atomically(args.output, buffer.str());
+  }
+
+  // The text report on stdout already shows input errors; otherwise say them on stderr too.
+  bool fatal = false;
+  for (const FileError& e : report.errors) {
+    fatal = fatal || e.fatal;
+    if (format != emit::Format::Text || !to_stdout) {
+      std::cerr << "synclint: " << (e.fatal ? "error" : "warning") << ": " << e.path;
+      if (e.position) std::cerr << ":" << e.position->line << ":" << e.position->column;
+      std::cerr << ": " << e.message << "\n";
+    }
+  }
+  if (fatal) return kExitError;
+  if (!report.findings.empty() && !args.exit_zero) return kExitFindings;
+  return kExitClean;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "Check Python files for host-device synchronizations in hot code");
+  cmd->add_option("paths", args->paths, "Files or folders to check (folders recursively; default: .)");
+  cmd->add_option("--format", args->format, "Output format: text, json, sarif, github, junit")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output, "Write the report to FILE (atomically) instead of stdout");
+  cmd->add_option("-j,--jobs", args->jobs, "Worker threads (default: all cores)")
+      ->check(CLI::Range(0u, 1024u));
+  cmd->add_option("--min-severity", args->min_severity,
+                  "Hide findings below this severity (note, warning, error); hidden findings do not fail")
+      ->capture_default_str();
+  cmd->add_flag("--exit-zero", args->exit_zero, "Exit 0 even when there are findings (errors still exit 2)");
+  cmd->add_flag("--statistics", args->statistics, "Print a count per rule instead of the findings");
+  cmd->add_flag("--all", args->all, "Also report synchronizations in cold code (runs once)");
+  cmd->add_option("--config", args->config, "Use this configuration file for every path");
+  cmd->add_option("--costs", args->costs, "Join a probe report (synclint probe -o REPORT.json): rank by cost");
+  cmd->add_option("--path-map", args->path_maps,
+                  "FROM=TO: map a path prefix recorded in the probe report to one here (repeatable)");
+  cmd->add_option("--color", args->color, "Colour: auto (on a terminal, unless NO_COLOR is set), always, never")
+      ->capture_default_str();
+  cmd->add_option("--select", args->select, "Only these rules (ids, prefixes or names; replaces configuration)")
+      ->delimiter(',');
+  cmd->add_option("--ignore", args->ignore, "Skip these rules (ids, prefixes or names; added to configuration)")
+      ->delimiter(',');
+  cmd->add_flag("--no-progress", args->no_progress, "Never show the progress line on stderr");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = run(*args);
+    } catch (const UsageError& e) {
+      std::cerr << "synclint: error: " << e.what() << "\n";
+      exit_code = kExitError;
+    } catch (const ConfigError& e) {
+      std::cerr << "synclint: error: " << e.what() << "\n";
+      exit_code = kExitError;
+    }
+  });
+}
+
+}  // namespace synclint::cli
