@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# One end-to-end case of the synclint command line: cli_test.sh CASE SYNCLINT SOURCE_DIR.
+# Each case works in its own scratch folder and fails with a message saying what differed.
+set -uo pipefail
+
+case_name=$1
+SYNCLINT=$2
+SRC=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/synclint-cli.XXXXXX")
+trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+fail() { echo "FAIL [$case_name]: $*" >&2; echo "--- stdout:" >&2; cat out 2>/dev/null >&2; echo "--- stderr:" >&2; cat err 2>/dev/null >&2; exit 1; }
+
+# run ARGS...: runs synclint with stdout in ./out, stderr in ./err, status in $rc.
+run() { "$SYNCLINT" "$@" >out 2>err; rc=$?; }
+expect_rc() { [[ $rc -eq $1 ]] || fail "exit status $rc, expected $1"; }
+expect_out() { grep -qF -- "$1" out || fail "stdout lacks: $1"; }
+expect_err() { grep -qF -- "$1" err || fail "stderr lacks: $1"; }
+expect_no_out() { ! grep -qF -- "$1" out || fail "stdout should not contain: $1"; }
+# Bad input must give a status, never a signal (crash) or a timeout.
+expect_no_crash() { [[ $rc -le 2 ]] || fail "exit status $rc: crashed or killed"; }
+expect_json() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1" || fail "$1 is not JSON"; }
+
+write_train() {
+  cat >"$1" <<'PY'
+import torch
+
+model = torch.nn.Linear(4, 2).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(100):
+    x = torch.randn(8, 4, device="cuda")
+    loss = model(x).sum()
+    loss.backward()
+    opt.step()
+    print(loss.item())
+PY
+}
+write_clean() { printf 'import torch\n\n\ndef add(a, b):\n    return a + b\n' >"$1"; }
+
+case "$case_name" in
+  version)
+    run --version; expect_rc 0; expect_out "synclint "
+    ;;
+  help_lists_commands)
+    run --help; expect_rc 0
+    for c in check rules explain config; do expect_out "$c"; done
+    run check --help; expect_rc 0; expect_out "--min-severity"; expect_out "--format"
+    ;;
+  clean_exit_zero)
+    write_clean ok.py; run check ok.py; expect_rc 0; expect_no_out "warning:"
+    ;;
+  findings_exit_one)
+    write_train train.py; run check train.py; expect_rc 1
+    expect_out "train.py:10:"; expect_out "warning:"; expect_out "SYNC001"
+    ;;
+  exit_zero)
+    write_train train.py; run check --exit-zero train.py; expect_rc 0; expect_out "SYNC001"
+    ;;
+  min_severity)
+    write_train train.py
+    run check --min-severity error train.py; expect_rc 0; expect_no_out "warning:"
+    run check --min-severity warning train.py; expect_rc 1; expect_out "SYNC001"
+    run check --min-severity note "$SRC/examples/cnn_logging/train.py"; expect_rc 1; expect_out "note:"
+    run check --min-severity warning "$SRC/examples/cnn_logging/train.py"; expect_rc 1; expect_no_out ": note:"
+    ;;
+  statistics)
+    write_train train.py; run check --statistics train.py; expect_rc 1
+    expect_out "SYNC001"; expect_out "tensor-item"; expect_no_out "train.py:10:"
+    ;;
+  format_text)
+    write_train train.py; run check --format text --color never train.py; expect_rc 1
+    expect_out "train.py:10:"; expect_out "^"   # the caret line under the source
+    ;;
+  format_json)
+    write_train train.py; run check --format json train.py; expect_rc 1; expect_json out
+    expect_out '"SYNC001"'
+    ;;
+  format_sarif)
+    write_train train.py; run check --format sarif train.py; expect_rc 1; expect_json out
+    expect_out '"2.1.0"'; expect_out '"ruleId"'
+    ;;
+  format_github)
+    write_train train.py; run check --format github train.py; expect_rc 1; expect_out "::warning file=train.py,line=10"
+    ;;
+  format_junit)
+    write_train train.py; run check --format junit train.py; expect_rc 1; expect_out "<?xml"; expect_out "<testsuites"
+    ;;
+  output_file)
+    write_train train.py
+    run check --format json -o report.json train.py; expect_rc 1
+    [[ ! -s out ]] || fail "stdout should be empty with -o"
+    expect_json report.json
+    grep -qF '"SYNC001"' report.json || fail "report.json lacks the finding"
+    [[ $(ls -A | grep -c '^\.report\.json\.') -eq 0 ]] || fail "a temporary file was left behind"
+    # -o replaces an existing file.
+    write_clean train.py; run check --format json -o report.json train.py; expect_rc 0
+    ! grep -qF '"SYNC001"' report.json || fail "report.json was not replaced"
+    ;;
+  output_unwritable)
+    write_train train.py; run check -o missing-dir/report.txt train.py; expect_rc 2
+    expect_err "synclint: error: cannot write missing-dir/report.txt"
+    ;;
+  color)
+    write_train train.py
+    run check --color always train.py; expect_rc 1; grep -q $'\033\\[' out || fail "no ANSI colour with --color always"
+    NO_COLOR=1 run check --color auto train.py; ! grep -q $'\033\\[' out || fail "colour although stdout is not a TTY"
+    run check --color sometimes train.py; expect_rc 2; expect_err "--color"
+    ;;
+  bad_format)
+    write_clean ok.py; run check --format jsn ok.py; expect_rc 2
+    expect_err "synclint: error: unknown output format 'jsn' (did you mean 'json'?)"
+    ;;
+  bad_option)
+    run check --frobnicate; expect_rc 2; expect_err "synclint: error:"; expect_err "frobnicate"
+    run; expect_rc 2; expect_err "synclint: error:"
+    ;;
+  bad_severity)
+    write_clean ok.py; run check --min-severity warn ok.py; expect_rc 2
+    expect_err "unknown severity 'warn' (did you mean"
+    ;;
+  missing_path)
+    write_train train.py; run check --format json train.py no/such/file.py; expect_rc 2
+    expect_err "no/such/file.py"; expect_err "no such file or directory"
+    expect_out '"SYNC001"'   # the rest is still checked
+    ;;
+  bad_config)
+    write_clean ok.py; printf 'selct = ["SYNC001"]\n' >bad.toml
+    run check --config bad.toml ok.py; expect_rc 2
+    expect_err "synclint: error:"; expect_err "selct"; expect_err "did you mean 'select'"
+    run check --config none.toml ok.py; expect_rc 2; expect_err "none.toml"
+    ;;
+  select_override)
+    write_train train.py; printf 'ignore = ["SYNC001"]\n' >.synclint.toml
+    run check train.py; expect_no_out "SYNC001"
+    run check --select SYNC001 train.py; expect_rc 1; expect_out "SYNC001"
+    run check --ignore SYNC0 train.py; expect_rc 0
+    ;;
+  unknown_select)
+    write_clean ok.py; run check --select SYNC999 ok.py; expect_rc 2; expect_err "unknown rule 'SYNC999'"
+    ;;
+  explain_unknown)
+    run explain SYNC001; expect_rc 0; expect_out "SYNC001"
+    run explain SYNC999; expect_rc 2; expect_err "SYNC999"
+    ;;
+  syntax_error_rest_checked)
+    write_train train.py; printf 'def broken(:\n    pass\n' >broken.py
+    run check --color never .; expect_rc 2
+    expect_out "broken.py"; expect_out "train.py:10:"   # the other file is still checked
+    ;;
+  binary_file)
+    write_train train.py; printf 'x = 1\0\0\0\n' >blob.py; printf '\0\1\2' >data.bin
+    run check --format json .; expect_rc 2; expect_err "blob.py"; expect_err "binary"; expect_out '"SYNC001"'
+    run check data.bin; expect_rc 2; expect_err "data.bin"
+    ;;
+  invalid_utf8)
+    printf "name = 'caf\xe9'\n" >latin1.py; run check --format json latin1.py; expect_rc 2; expect_err "invalid UTF-8"
+    ;;
+  big_file)
+    # About 20 MB of ordinary code, generated here rather than committed.
+    { echo "import torch"; for i in $(seq 1 2000); do echo "def f$i(x):"; echo "    y = x + $i"; echo "    return y"; done; } >chunk.txt
+    : >big.py; while [[ $(stat -c %s big.py) -lt 20000000 ]]; do cat chunk.txt >>big.py; done
+    run check --format json big.py; expect_no_crash
+    [[ $rc -ne 2 ]] || fail "a 20 MB file is not an error (limit 64 MB)"
+    ;;
+  deep_nesting)
+    { printf 'x = '; printf '(%.0s' $(seq 1 5000); printf '1'; printf ')%.0s' $(seq 1 5000); echo; } >deep.py
+    { printf 'y = '; printf '[%.0s' $(seq 1 5000); printf ']%.0s' $(seq 1 5000); echo; } >deep_list.py
+    write_train train.py
+    run check --format json .; expect_no_crash; expect_out '"SYNC001"'
+    ;;
+  fifo_path)
+    # Tests run as root, and root reads mode-000 files; a FIFO is a path that really cannot be checked
+    # (and that would block a naive reader forever).
+    mkfifo pipe.py; run check pipe.py; expect_rc 2; expect_out "not a regular file"
+    ;;
+  symlink_loop)
+    write_train train.py; mkdir -p a/b; ln -s .. a/b/up; ln -s self.py self.py
+    run check --format json .; expect_no_crash; expect_rc 1; expect_err "symbolic link loop"
+    ;;
+  dangling_symlink)
+    write_clean ok.py; ln -s nowhere.py gone.py
+    run check --format json .; expect_rc 0; expect_err "gone.py"; expect_err "dangling"
+    run check gone.py; expect_rc 2
+    ;;
+  folder_named_py)
+    mkdir pkg.py; write_train pkg.py/inner.py; run check pkg.py; expect_rc 1; expect_out "pkg.py/inner.py:10:"
+    ;;
+  no_files)
+    mkdir empty; run check empty; expect_rc 0
+    ;;
+  *)
+    echo "unknown case $case_name" >&2; exit 1
+    ;;
+esac
+echo "ok [$case_name]"
