@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Corpus benchmark: the Python sources of Debian's python3-torch (about 1,100 files, 380k lines).
+# Measures, in one run, wall time and peak memory (GNU time -v) of
+#   (a) synclint check --format json -j2 on the corpus,
+#   (b) the parse-only floor: the same files parsed by the same tree-sitter build, 2 threads,
+#   (c) flake8 -j2 (Debian's) on the same files,
+# RUNS times each (default 3), and prints a markdown table of the medians.
+# Installs what it needs (python3-torch flake8 time) and builds synclint in $BUILD (default build/).
+#   bench/corpus.sh            RUNS=5 bench/corpus.sh            CORPUS=/some/tree bench/corpus.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+JOBS=${JOBS:-2}
+CORPUS=${CORPUS:-/usr/lib/python3/dist-packages/torch}
+BUILD=${BUILD:-build}
+
+missing=()
+for p in python3-torch flake8 time; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "corpus: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2
+  apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+[[ -d $CORPUS ]] || { echo "corpus: $CORPUS is not a folder" >&2; exit 2; }
+
+echo "corpus: building synclint and the parse-only floor" >&2
+cmake -S . -B "$BUILD" -G Ninja >/dev/null
+cmake --build "$BUILD" --target synclint >&2
+cmake -S bench -B "$BUILD-parse-only" -G Ninja -DCMAKE_BUILD_TYPE="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt")" >/dev/null
+cmake --build "$BUILD-parse-only" --target synclint-parse-only >&2
+
+synclint=$BUILD/tools/synclint/synclint
+parse_only=$BUILD-parse-only/synclint-parse-only
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# measure NAME CMD...: one run under GNU time; appends "wall_seconds peak_kb" to $out/NAME.
+measure() {
+  local name=$1; shift
+  /usr/bin/time -v -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr" || true
+  awk -F': ' '
+    /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; wall = s }
+    /Maximum resident set size/ { rss = $2 }
+    /Exit status/ { status = $2 }
+    END { printf "%.2f %d %d\n", wall, rss, status }' "$out/time" >>"$out/$name"
+}
+
+# median COLUMN FILE
+median() { sort -n -k"$1","$1" "$2" | awk -v c="$1" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
+
+files=$(find "$CORPUS" -name '*.py' -type f | wc -l)
+lines=$(find "$CORPUS" -name '*.py' -type f -print0 | xargs -0 cat | wc -l)
+for ((r = 1; r <= RUNS; r++)); do
+  echo "corpus: run $r/$RUNS" >&2
+  measure synclint "$synclint" check --format json -j"$JOBS" --no-progress "$CORPUS"
+  cp "$out/stdout" "$out/synclint.json"
+  measure parse_only "$parse_only" -j "$JOBS" "$CORPUS"
+  measure flake8 flake8 -j"$JOBS" "$CORPUS"
+done
+
+checked=$(grep -o '"files_checked": *[0-9]*' "$out/synclint.json" | grep -o '[0-9]*$' || echo "?")
+sl=$(median 1 "$out/synclint"); po=$(median 1 "$out/parse_only"); fl=$(median 1 "$out/flake8")
+echo
+echo "Corpus: $CORPUS ($files files, $lines lines; synclint checked $checked), $JOBS threads/processes," \
+     "medians of $RUNS runs, $(nproc) cores."
+echo
+echo "| run | command | wall time (s) | peak memory (MB) |"
+echo "|---|---|---:|---:|"
+row() { printf '| %s | `%s` | %.2f | %.0f |\n' "$1" "$2" "$(median 1 "$out/$3")" "$(median 2 "$out/$3" | awk '{ print $1 / 1024 }')"; }
+row "synclint" "synclint check --format json -j$JOBS" synclint
+row "parse-only floor" "synclint-parse-only -j $JOBS" parse_only
+row "flake8" "flake8 -j$JOBS" flake8
+echo
+awk -v s="$sl" -v p="$po" -v f="$fl" 'BEGIN {
+  printf "synclint / parse-only: %.2fx (target <= 1.5x); flake8 / synclint: %.1fx (target >= 10x)\n",
+         (p > 0 ? s / p : 0), (s > 0 ? f / s : 0) }'
+echo "synclint exit status: $(median 3 "$out/synclint") (1 = findings, 2 = some file had an error, e.g. a syntax error)"
