@@ -27,13 +27,21 @@ STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
 BATCHES=(16 128)
 MODES=(none loss norms batched)
 RUN_TIMEOUT="${RUN_TIMEOUT:-150}"
+# Runs are skipped once TIME_BUDGET_S seconds have passed (a device call has a hard limit; what ran is kept).
+deadline=$((SECONDS + ${TIME_BUDGET_S:-100000}))
 JOBS="$(nproc)"
 mkdir -p "$OUT" "$W"
 rm -rf "${W:?}"/*
 
 log() { echo "[$(date +%T)] $*" | tee -a "$W/run.log"; }
-archive() {
-  tar -czf "$OUT/gpu-validation.tar.gz" -C "$W" . 2>/dev/null
+archive() {  # traces apart: they can be large, and the rest must come back whatever their size
+  tar -czf "$OUT/gpu-validation.tar.gz" --exclude='trace-*' -C "$W" . 2>/dev/null
+  if compgen -G "$W/trace-*" >/dev/null; then tar -czf "$OUT/gpu-validation-traces.tar.gz" -C "$W" $(cd "$W" && ls trace-*); fi
+}
+time_left() {  # seconds a run may take: RUN_TIMEOUT, or less near the deadline; 0 when none is left
+  local left=$((deadline - SECONDS - 10))
+  ((left < 0)) && left=0
+  echo $((left < RUN_TIMEOUT ? left : RUN_TIMEOUT))
 }
 bench_args=(--steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
 
@@ -96,16 +104,20 @@ run_probed() {  # lang mode batch
   local lang=$1 mode=$2 batch=$3 tag="$1-$2-$3" cmd extra=()
   if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py); else cmd=("$train_cpp"); fi
   [[ $tag == py-norms-16 || $tag == cpp-norms-16 ]] && extra=(--trace "$W/trace-$tag.json")
-  local t0=$SECONDS
-  timeout "$RUN_TIMEOUT" "$synclint" probe -o "$W/probe-$tag.json" "${extra[@]}" -- \
+  local t0=$SECONDS limit
+  limit=$(time_left)
+  ((limit > 0)) || { log "skipped probed $tag (time budget spent)"; return; }
+  timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" "${extra[@]}" -- \
     "${cmd[@]}" --mode "$mode" --batch "$batch" "${bench_args[@]}" --json "$W/$lang-probed-$mode-$batch.json" \
     >"$W/probe-$tag.log" 2>&1 || log "probed $tag FAILED (rc=$?)"
   echo "$((SECONDS - t0)) s wall" >"$W/time-probed-$tag.txt"
 }
 run_solo() {  # lang mode batch: one configuration as its own process, no probe
-  local lang=$1 mode=$2 batch=$3 cmd
+  local lang=$1 mode=$2 batch=$3 cmd limit
+  limit=$(time_left)
+  ((limit > 0)) || { log "skipped unprobed $lang $mode $batch (time budget spent)"; return; }
   if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py); else cmd=("$train_cpp"); fi
-  timeout "$RUN_TIMEOUT" "${cmd[@]}" --mode "$mode" --batch "$batch" "${bench_args[@]}" \
+  timeout "$limit" "${cmd[@]}" --mode "$mode" --batch "$batch" "${bench_args[@]}" \
     --json "$W/$lang-solo-$mode-$batch.json" >/dev/null 2>"$W/$lang-solo-$mode-$batch.log" ||
     log "unprobed $lang $mode $batch FAILED"
 }
@@ -119,14 +131,12 @@ if [[ -n "$synclint" ]]; then
       done
       archive
     done
-  done
-  # ---- (c) overhead: mode none, unprobed, one process each (beside (b)'s probed mode none)
-  for lang in py cpp; do
-    [[ $lang == cpp && ! -x "$train_cpp" ]] && continue
+    # ---- (c) overhead: mode none, unprobed, one process each (beside (b)'s probed mode none)
     for batch in "${BATCHES[@]}"; do
       log "(c) unprobed $lang none $batch"
       run_solo "$lang" none "$batch"
     done
+    archive
   done
   # the probed reports' libraries and binaries, for the record
   ls -la build-gpu/runtime_probe/inject/ >"$W/probe-lib.txt" 2>&1

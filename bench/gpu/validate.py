@@ -85,7 +85,7 @@ def probe_numbers(report, total_steps):
         "log_sites": log_sites,
         "sites": sites,
         "status": report.get("run", {}).get("status", "?"),
-        "dropped": report.get("dropped_activity_records", 0),
+        "dropped": report.get("totals", report).get("dropped_activity_records", 0),
     }
 
 
