@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,31 +46,40 @@ struct ProbeReport {
   double gpu_idle_ms = 0;
   std::uint64_t dropped_activity_records = 0;
   std::uint64_t windows = 0;      // how many windows were analysed
+  std::vector<RunInfo> runs;      // per process: one entry for a single process, one per rank when merged
 };
 
 // Consumes the stream window by window; keeps per-site aggregates only, so memory stays bounded.
+// Windows may be cut anywhere: events are buffered up to the last point where the GPU had drained
+// (the end of a sync that waited for it) and analysed in segments from there, carrying the small
+// replay state across segments, so splitting a stream into windows does not change the results.
 class Accumulator {
  public:
+  Accumulator();
+  ~Accumulator();
+  Accumulator(Accumulator&&) noexcept;
+  Accumulator& operator=(Accumulator&&) noexcept;
+  Accumulator(const Accumulator&);
+  Accumulator& operator=(const Accumulator&);
+
   // `chunk` holds a contiguous time window (host calls and GPU activities); sites are indices into
   // chunk.sites, which the accumulator merges by (path, line, function).
   void consume(const EventStream& chunk);
   ProbeReport finish(RunInfo run) const;
 
+  // Events buffered and not yet analysed (bounded: a segment is forced at kMaxPendingEvents).
+  std::size_t pending_events() const;
+  static constexpr std::size_t kMaxPendingEvents = 1u << 20;
+
  private:
-  struct Key {
-    std::string path;
-    std::uint32_t line;
-    std::string function;
-    auto operator<=>(const Key&) const = default;
-  };
-  struct Agg {
-    Site site;
-    std::map<std::string, std::uint64_t> apis;
-    std::uint64_t calls = 0;
-    double host_blocked_ns = 0, gpu_idle_ns = 0, saving_ns = 0;
-  };
-  std::map<Key, Agg> sites_;
-  std::uint64_t run_start_ns_ = 0, run_end_ns_ = 0, dropped_ = 0, windows_ = 0;
+  struct State;
+  std::unique_ptr<State> state_;
 };
+
+// The report order: predicted saving, then host blocked time (largest first), then site.
+void sort_sites(std::vector<SiteResult>& sites);
+
+// Convenience: one whole stream through an Accumulator.
+ProbeReport analyze(const EventStream& stream, RunInfo run = {});
 
 }  // namespace synclint::probe

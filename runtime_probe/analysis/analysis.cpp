@@ -1,0 +1,230 @@
+#include "analysis/analysis.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "analysis/replay.h"
+
+namespace synclint::probe {
+
+using detail::RecordedCarry;
+using detail::Scenario;
+using detail::Segment;
+
+struct Accumulator::State {
+  struct Key {
+    std::string path;
+    std::uint32_t line = 0;
+    std::string function;
+    auto operator<=>(const Key&) const = default;
+  };
+  struct Agg {
+    Site site;
+    std::map<std::string, std::uint64_t> apis;
+    std::map<std::string, std::uint64_t> rules;
+    std::uint64_t calls = 0;
+    double host_blocked_ns = 0, gpu_idle_ns = 0, saving_ns = 0;
+  };
+  std::map<Key, std::int32_t> site_ids;
+  std::vector<Agg> sites;
+
+  // Events not analysed yet (site fields are indices into `sites`), sorted by start.
+  std::vector<HostCall> host;
+  std::vector<GpuActivity> gpu;
+
+  RecordedCarry carry;
+  Scenario baseline;
+  std::map<std::int32_t, Scenario> diverged;  // sites whose replay is still ahead of the baseline
+
+  std::uint64_t run_start_ns = 0, run_end_ns = 0, dropped = 0, windows = 0, segments = 0;
+  double gpu_idle_ns = 0;
+
+  std::int32_t site_id(const Site& s) {
+    auto [it, fresh] = site_ids.emplace(Key{s.path, s.line, s.function}, static_cast<std::int32_t>(sites.size()));
+    if (fresh) sites.push_back(Agg{s, {}, {}, 0, 0, 0, 0});
+    return it->second;
+  }
+
+  // The latest time up to which the buffer can be analysed: the end of a sync after which every
+  // buffered GPU activity that started before it had finished (the GPU drained), with later GPU
+  // records already buffered and no host call still in flight across it. 0 when there is none.
+  std::uint64_t drained_cut() const {
+    if (gpu.empty()) return 0;
+    std::vector<std::uint64_t> gpu_end_before(gpu.size() + 1, 0);  // max end of gpu[0..k)
+    for (std::size_t k = 0; k < gpu.size(); ++k) gpu_end_before[k + 1] = std::max(gpu_end_before[k], gpu[k].end_ns);
+    std::vector<std::uint64_t> host_end_before(host.size() + 1, 0);
+    for (std::size_t k = 0; k < host.size(); ++k) host_end_before[k + 1] = std::max(host_end_before[k], host[k].end_ns);
+    for (std::size_t i = host.size(); i-- > 0;) {
+      const HostCall& h = host[i];
+      if (!detail::is_blocking(h.kind)) continue;
+      const std::uint64_t t = h.end_ns;
+      const auto k = static_cast<std::size_t>(
+          std::lower_bound(gpu.begin(), gpu.end(), t, [](const GpuActivity& g, std::uint64_t v) { return g.start_ns < v; }) -
+          gpu.begin());
+      if (k == gpu.size()) continue;  // no GPU record after it yet: the records may still be coming
+      if (gpu_end_before[k] <= h.start_ns || gpu_end_before[k] > t + detail::kSpanToleranceNs) continue;
+      const auto j = static_cast<std::size_t>(
+          std::lower_bound(host.begin(), host.end(), t, [](const HostCall& c, std::uint64_t v) { return c.start_ns < v; }) -
+          host.begin());
+      if (host_end_before[j] > t) continue;  // a call on another thread is still running
+      return t;
+    }
+    return 0;
+  }
+
+  void analyse_until(std::uint64_t cut) {
+    auto host_end = std::lower_bound(host.begin(), host.end(), cut,
+                                     [](const HostCall& c, std::uint64_t v) { return c.start_ns < v; });
+    auto gpu_end = std::lower_bound(gpu.begin(), gpu.end(), cut,
+                                    [](const GpuActivity& g, std::uint64_t v) { return g.start_ns < v; });
+    if (host_end == host.begin() && gpu_end == gpu.begin()) return;
+    Segment seg(std::vector<HostCall>(std::make_move_iterator(host.begin()), std::make_move_iterator(host_end)),
+                std::vector<GpuActivity>(std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu_end)), carry);
+    host.erase(host.begin(), host_end);
+    gpu.erase(gpu.begin(), gpu_end);
+    ++segments;
+    gpu_idle_ns += seg.gpu_idle_ns();
+    for (const auto& [id, d] : seg.sites()) {
+      Agg& agg = sites[static_cast<std::size_t>(id)];
+      agg.calls += d.calls;
+      agg.host_blocked_ns += d.blocked_ns;
+      agg.gpu_idle_ns += d.idle_ns;
+      for (const auto& [api, n] : d.apis) agg.apis[api] += n;
+      for (const auto& [rule, n] : d.rules) agg.rules[rule] += n;
+    }
+    // Replay: the baseline, every site that blocks in this segment, and every site still diverged.
+    const Scenario before = baseline;
+    seg.replay(baseline, -1);
+    std::vector<std::int32_t> ids;
+    for (const auto& [id, d] : seg.sites())
+      if (d.calls > 0) ids.push_back(id);
+    for (const auto& [id, s] : diverged) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (std::int32_t id : ids) {
+      auto it = diverged.find(id);
+      Scenario s = it != diverged.end() ? it->second : before;
+      seg.replay(s, id);
+      if (s.drained() && baseline.drained()) {
+        // From here on the scenario is the baseline shifted earlier: bank the difference.
+        sites[static_cast<std::size_t>(id)].saving_ns += baseline.end() - s.end();
+        if (it != diverged.end()) diverged.erase(it);
+      } else {
+        diverged[id] = std::move(s);
+      }
+    }
+  }
+
+  void analyse_ready(bool everything) {
+    if (everything) {
+      analyse_until(std::numeric_limits<std::uint64_t>::max());
+      return;
+    }
+    if (const std::uint64_t cut = drained_cut(); cut != 0) analyse_until(cut + 1);
+    if (host.size() + gpu.size() > kMaxPendingEvents) analyse_until(std::numeric_limits<std::uint64_t>::max());
+  }
+};
+
+Accumulator::Accumulator() : state_(std::make_unique<State>()) {}
+Accumulator::~Accumulator() = default;
+Accumulator::Accumulator(Accumulator&&) noexcept = default;
+Accumulator& Accumulator::operator=(Accumulator&&) noexcept = default;
+Accumulator::Accumulator(const Accumulator& other) : state_(std::make_unique<State>(*other.state_)) {}
+Accumulator& Accumulator::operator=(const Accumulator& other) {
+  if (this != &other) state_ = std::make_unique<State>(*other.state_);
+  return *this;
+}
+
+std::size_t Accumulator::pending_events() const { return state_->host.size() + state_->gpu.size(); }
+
+void Accumulator::consume(const EventStream& chunk) {
+  State& st = *state_;
+  ++st.windows;
+  if (chunk.run_start_ns != 0 && (st.run_start_ns == 0 || chunk.run_start_ns < st.run_start_ns))
+    st.run_start_ns = chunk.run_start_ns;
+  st.run_end_ns = std::max(st.run_end_ns, chunk.run_end_ns);
+  st.dropped += chunk.dropped_activity_records;
+  std::vector<std::int32_t> ids(chunk.sites.size());
+  for (std::size_t i = 0; i < chunk.sites.size(); ++i) ids[i] = st.site_id(chunk.sites[i]);
+  const std::size_t host_before = st.host.size(), gpu_before = st.gpu.size();
+  for (HostCall h : chunk.host) {
+    if (h.end_ns < h.start_ns) h.end_ns = h.start_ns;
+    h.site = h.site >= 0 && static_cast<std::size_t>(h.site) < ids.size() ? ids[static_cast<std::size_t>(h.site)] : -1;
+    st.host.push_back(std::move(h));
+  }
+  for (GpuActivity g : chunk.gpu) {
+    if (g.end_ns < g.start_ns) g.end_ns = g.start_ns;
+    st.gpu.push_back(std::move(g));
+  }
+  for (const auto& h : chunk.host) {
+    if (st.run_start_ns == 0 || h.start_ns < st.run_start_ns) st.run_start_ns = h.start_ns;
+    st.run_end_ns = std::max(st.run_end_ns, h.end_ns);
+  }
+  for (const auto& g : chunk.gpu) {
+    if (st.run_start_ns == 0 || g.start_ns < st.run_start_ns) st.run_start_ns = g.start_ns;
+    st.run_end_ns = std::max(st.run_end_ns, g.end_ns);
+  }
+  auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
+  if (!std::is_sorted(st.host.begin() + static_cast<std::ptrdiff_t>(host_before ? host_before - 1 : 0), st.host.end(), by_start))
+    std::stable_sort(st.host.begin(), st.host.end(), by_start);
+  if (!std::is_sorted(st.gpu.begin() + static_cast<std::ptrdiff_t>(gpu_before ? gpu_before - 1 : 0), st.gpu.end(), by_start))
+    std::stable_sort(st.gpu.begin(), st.gpu.end(), by_start);
+  st.analyse_ready(false);
+}
+
+ProbeReport Accumulator::finish(RunInfo run) const {
+  State st = *state_;
+  st.analyse_ready(true);
+  for (auto& [id, s] : st.diverged) st.sites[static_cast<std::size_t>(id)].saving_ns += st.baseline.end() - s.end();
+  st.diverged.clear();
+
+  ProbeReport r;
+  if (run.wall_ms <= 0 && st.run_end_ns > st.run_start_ns)
+    run.wall_ms = static_cast<double>(st.run_end_ns - st.run_start_ns) / 1e6;
+  auto most = [](const std::map<std::string, std::uint64_t>& counts) {
+    std::string best;
+    std::uint64_t n = 0;
+    for (const auto& [k, c] : counts)
+      if (c > n) best = k, n = c;
+    return best;
+  };
+  for (const auto& agg : st.sites) {
+    if (agg.calls == 0) continue;
+    SiteResult s;
+    s.site = agg.site;
+    s.api = most(agg.apis);
+    s.rule_guess = most(agg.rules);
+    s.calls = agg.calls;
+    s.host_blocked_ms = agg.host_blocked_ns / 1e6;
+    s.gpu_idle_ms = agg.gpu_idle_ns / 1e6;
+    s.predicted_saving_ms = std::max(0.0, agg.saving_ns) / 1e6;
+    s.share_of_run = run.wall_ms > 0 ? s.predicted_saving_ms / run.wall_ms : 0.0;
+    r.syncs += s.calls;
+    r.host_blocked_ms += s.host_blocked_ms;
+    r.sites.push_back(std::move(s));
+  }
+  sort_sites(r.sites);
+  r.gpu_idle_ms = st.gpu_idle_ns / 1e6;
+  r.dropped_activity_records = st.dropped;
+  r.windows = st.windows;
+  r.run = run;
+  r.runs = {std::move(run)};
+  return r;
+}
+
+void sort_sites(std::vector<SiteResult>& sites) {
+  std::stable_sort(sites.begin(), sites.end(), [](const SiteResult& a, const SiteResult& b) {
+    if (a.predicted_saving_ms != b.predicted_saving_ms) return a.predicted_saving_ms > b.predicted_saving_ms;
+    if (a.host_blocked_ms != b.host_blocked_ms) return a.host_blocked_ms > b.host_blocked_ms;
+    return std::tie(a.site.path, a.site.line, a.site.function) < std::tie(b.site.path, b.site.line, b.site.function);
+  });
+}
+
+ProbeReport analyze(const EventStream& stream, RunInfo run) {
+  Accumulator acc;
+  acc.consume(stream);
+  return acc.finish(std::move(run));
+}
+
+}  // namespace synclint::probe

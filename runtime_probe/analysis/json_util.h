@@ -1,0 +1,21 @@
+// Internal to the analysis: JSON parsing with errors that name their source.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/stream_io.h"
+
+namespace synclint::probe::detail {
+
+inline nlohmann::json parse_json_document(std::string_view text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw ProbeError(source + ": not valid JSON: " + e.what());
+  }
+}
+
+}  // namespace synclint::probe::detail

@@ -1,0 +1,293 @@
+#include "analysis/replay.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+
+namespace synclint::probe::detail {
+namespace {
+
+bool contains_nocase(std::string_view text, std::string_view needle) {
+  return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         }) != text.end();
+}
+
+enum class Direction { Unknown, DeviceToHost, HostToDevice, Other };
+
+Direction copy_direction(const HostCall* call, const GpuActivity* act) {
+  for (std::string_view text : {act ? std::string_view(act->name) : std::string_view(),
+                                call ? std::string_view(call->api) : std::string_view()}) {
+    if (contains_nocase(text, "dtoh") || contains_nocase(text, "d2h") || contains_nocase(text, "devicetohost"))
+      return Direction::DeviceToHost;
+    if (contains_nocase(text, "htod") || contains_nocase(text, "h2d") || contains_nocase(text, "hosttodevice"))
+      return Direction::HostToDevice;
+    if (contains_nocase(text, "dtod") || contains_nocase(text, "htoh") || contains_nocase(text, "peer"))
+      return Direction::Other;
+  }
+  return Direction::Unknown;
+}
+
+std::string rule_for(Direction d) {
+  switch (d) {
+    case Direction::DeviceToHost: return "SYNC001|SYNC003";  // a device-to-host read: .item(), .cpu(), ...
+    case Direction::HostToDevice: return "SYNC011";          // .to(device) without non_blocking
+    default: return "";
+  }
+}
+
+}  // namespace
+
+bool is_blocking(HostCallKind kind) {
+  return kind == HostCallKind::StreamSynchronize || kind == HostCallKind::DeviceSynchronize ||
+         kind == HostCallKind::EventSynchronize || kind == HostCallKind::BlockingCopy;
+}
+
+std::string guess_rule(const HostCall& sync, const GpuActivity* own_copy, const HostCall* previous,
+                       const GpuActivity* previous_copy) {
+  switch (sync.kind) {
+    case HostCallKind::DeviceSynchronize:
+    case HostCallKind::EventSynchronize: return "SYNC007";
+    case HostCallKind::BlockingCopy: return rule_for(copy_direction(&sync, own_copy));
+    case HostCallKind::StreamSynchronize:
+      if (previous && previous->site == sync.site &&
+          (previous->kind == HostCallKind::AsyncCopy || previous->kind == HostCallKind::BlockingCopy ||
+           contains_nocase(previous->api, "memcpy")))
+        return rule_for(copy_direction(previous, previous_copy));
+      return "SYNC007";  // a stream synchronize with no copy before it: Stream.synchronize()
+    default: return "";
+  }
+}
+
+double Scenario::end() const {
+  double e = frontier_rep;
+  for (const auto& [key, st] : streams) e = std::max(e, st.ready);
+  return e;
+}
+
+bool Scenario::drained() const {
+  for (const auto& [key, st] : streams)
+    if (st.ready > frontier_rep || st.last_end > frontier_rep) return false;
+  return true;
+}
+
+Segment::Segment(std::vector<HostCall> host, std::vector<GpuActivity> gpu, RecordedCarry& carry)
+    : host_(std::move(host)), gpu_(std::move(gpu)) {
+  prepare(carry);
+  carry.idle.feed(host_, gpu_, [&](const IdleGap& gap) {
+    const double length = static_cast<double>(gap.end_ns - gap.start_ns);
+    gpu_idle_ns_ += length;
+    if (gap.site >= 0) deltas_[gap.site].idle_ns += length;
+  });
+}
+
+void Segment::prepare(RecordedCarry& carry) {
+  // Link activities to the host calls that queued them.
+  std::unordered_map<std::uint64_t, std::size_t> call_of;
+  for (std::size_t i = 0; i < host_.size(); ++i)
+    if (host_[i].correlation_id != 0) call_of.emplace(host_[i].correlation_id, i);
+  calls_.resize(host_.size());
+  acts_.resize(gpu_.size());
+  for (std::size_t i = 0; i < host_.size(); ++i) calls_[i].host = i;
+  for (std::size_t a = 0; a < gpu_.size(); ++a) {
+    acts_[a].key = {gpu_[a].device, gpu_[a].stream};
+    acts_[a].duration = static_cast<double>(gpu_[a].end_ns - gpu_[a].start_ns);
+    auto it = gpu_[a].correlation_id ? call_of.find(gpu_[a].correlation_id) : call_of.end();
+    if (it != call_of.end() && host_[it->second].start_ns <= gpu_[a].start_ns) {
+      acts_[a].linked = true;
+      calls_[it->second].acts.push_back(a);
+    } else {
+      unlinked_[acts_[a].key].push_back(a);
+    }
+  }
+
+  // Launch-to-start latency: an activity launched while its stream was idle started `latency` after
+  // its launch; one launched behind queued work started `gap` after the work before it.
+  std::vector<std::int64_t> launch_of(gpu_.size(), -1);
+  for (const auto& c : calls_)
+    for (auto a : c.acts) launch_of[a] = static_cast<std::int64_t>(c.host);
+  {
+    std::map<StreamKey, std::uint64_t> prev_end;
+    for (std::size_t a = 0; a < gpu_.size(); ++a) {
+      auto& act = acts_[a];
+      const auto& g = gpu_[a];
+      auto pe = prev_end.find(act.key);
+      const std::uint64_t before = pe != prev_end.end() ? pe->second : 0;
+      if (act.linked) {
+        const std::uint64_t launch = host_[static_cast<std::size_t>(launch_of[a])].start_ns;
+        if (before > launch) {  // queued behind earlier work on the stream
+          act.gap = g.start_ns > before ? static_cast<double>(g.start_ns - before) : 0.0;
+          act.latency = -1;  // the device floor, filled below
+        } else {
+          act.latency = static_cast<double>(g.start_ns - launch);
+          auto [it, fresh] = carry.latency_floor.emplace(g.device, act.latency);
+          if (!fresh) it->second = std::min(it->second, act.latency);
+        }
+      }
+      prev_end[act.key] = std::max(before, g.end_ns);
+    }
+    for (std::size_t a = 0; a < gpu_.size(); ++a)
+      if (acts_[a].latency < 0) {
+        auto it = carry.latency_floor.find(gpu_[a].device);
+        acts_[a].latency = it != carry.latency_floor.end() ? it->second : 0.0;
+      }
+  }
+
+  // Shortest observed duration of each blocking API (its non-waiting overhead, at most the default).
+  for (const auto& h : host_)
+    if (is_blocking(h.kind)) {
+      const double d = static_cast<double>(h.end_ns - h.start_ns);
+      auto [it, fresh] = carry.api_min_ns.emplace(h.api, d);
+      if (!fresh) it->second = std::min(it->second, d);
+    }
+
+  // Recorded pass in host order: which streams each sync waited for, its wake-up latency, and the
+  // per-site deltas (calls, blocked time, rule guess).
+  std::map<std::uint32_t, const HostCall*> previous_on_thread;
+  std::map<std::uint32_t, const GpuActivity*> previous_copy_on_thread;
+  for (auto& c : calls_) {
+    const HostCall& h = host_[c.host];
+    const GpuActivity* own = nullptr;
+    for (auto a : c.acts) {
+      auto& end = carry.last_end[acts_[a].key];
+      end = std::max(end, gpu_[a].end_ns);
+      carry.last_launch_stream = acts_[a].key;
+      own = &gpu_[a];
+    }
+    if (is_blocking(h.kind)) {
+      c.blocking = true;
+      std::uint64_t waited_until = 0;
+      for (const auto& [key, end] : carry.last_end) {
+        const bool waited = end > h.start_ns && end <= h.end_ns + kSpanToleranceNs;
+        if (h.kind == HostCallKind::DeviceSynchronize || waited) {
+          c.waits.push_back(key);
+          if (waited) waited_until = std::max(waited_until, end);
+        }
+      }
+      if (c.waits.empty() && carry.last_launch_stream) c.waits.push_back(*carry.last_launch_stream);
+      const double duration = static_cast<double>(h.end_ns - h.start_ns);
+      c.removed_overhead = std::min(carry.api_min_ns[h.api], kDefaultSyncOverheadNs);
+      if (waited_until > 0) {
+        c.kept_overhead = std::min(duration, c.removed_overhead);
+        c.wake = waited_until < h.end_ns ? static_cast<double>(h.end_ns - waited_until) : 0.0;
+      } else {
+        c.kept_overhead = duration;
+        c.wake = c.removed_overhead;
+      }
+      if (h.site >= 0) {
+        auto& d = deltas_[h.site];
+        ++d.calls;
+        d.blocked_ns += duration;
+        ++d.apis[h.api];
+        auto prev = previous_on_thread.find(h.thread);
+        auto prev_copy = previous_copy_on_thread.find(h.thread);
+        ++d.rules[guess_rule(h, own, prev != previous_on_thread.end() ? prev->second : nullptr,
+                             prev_copy != previous_copy_on_thread.end() ? prev_copy->second : nullptr)];
+      }
+    }
+    previous_on_thread[h.thread] = &h;
+    previous_copy_on_thread[h.thread] = own;
+  }
+}
+
+void IdleTracker::feed(const std::vector<HostCall>& host, const std::vector<GpuActivity>& gpu,
+                       const std::function<void(const IdleGap&)>& on_gap) {
+  // Blocking calls in start order, to find the one waiting when a device ran out of work.
+  std::vector<std::size_t> blocking;
+  for (std::size_t i = 0; i < host.size(); ++i)
+    if (is_blocking(host[i].kind)) blocking.push_back(i);
+  auto waiting_at = [&](std::uint64_t t, Busy& busy) {
+    busy.site = -1;
+    busy.api.clear();
+    auto it = std::upper_bound(blocking.begin(), blocking.end(), t,
+                               [&](std::uint64_t v, std::size_t i) { return v < host[i].start_ns; });
+    for (int back = 0; back < 16 && it != blocking.begin(); ++back) {
+      --it;
+      const HostCall& h = host[*it];
+      if (h.end_ns + kSpanToleranceNs >= t) {
+        busy.site = h.site;
+        busy.api = h.api;
+        return;
+      }
+    }
+  };
+  std::map<std::uint32_t, bool> touched;  // devices whose busy period ended in this window
+  for (const auto& g : gpu) {
+    auto [it, fresh] = busy_.emplace(g.device, Busy{});
+    Busy& busy = it->second;
+    if (!fresh && g.start_ns > busy.until) {
+      if (touched[g.device]) waiting_at(busy.until, busy);
+      on_gap(IdleGap{g.device, busy.until, g.start_ns, busy.site, busy.api});
+    }
+    if (fresh || g.end_ns > busy.until) {
+      busy.until = std::max(busy.until, g.end_ns);
+      touched[g.device] = true;
+    }
+  }
+  for (auto& [device, busy] : busy_)
+    if (touched[device]) waiting_at(busy.until, busy);
+}
+
+void Segment::replay(Scenario& s, std::int32_t removed_site) const {
+  std::map<StreamKey, std::size_t> next_unlinked;
+  auto run_activity = [&](std::size_t a, double earliest) {
+    const Act& act = acts_[a];
+    auto& st = s.streams[act.key];
+    const double start = std::max(earliest, st.ready + act.gap);
+    st.ready = start + act.duration;
+    st.last_end = std::max(st.last_end, st.ready);
+  };
+  // Activities queued by calls outside the segment keep their recorded start, shifted with the host.
+  auto run_unlinked_until = [&](const StreamKey& key, std::uint64_t before_ns, bool all) {
+    auto list = unlinked_.find(key);
+    if (list == unlinked_.end()) return;
+    auto& next = next_unlinked[key];
+    const double shift = static_cast<double>(s.frontier_rec) - s.frontier_rep;
+    while (next < list->second.size() && (all || gpu_[list->second[next]].start_ns < before_ns)) {
+      const std::size_t a = list->second[next++];
+      run_activity(a, static_cast<double>(gpu_[a].start_ns) - (s.started ? shift : 0.0));
+    }
+  };
+
+  for (const auto& c : calls_) {
+    const HostCall& h = host_[c.host];
+    double start;
+    if (!s.started) {
+      start = static_cast<double>(h.start_ns);
+      s.started = true;
+    } else if (h.start_ns >= s.frontier_rec) {
+      start = s.frontier_rep + static_cast<double>(h.start_ns - s.frontier_rec);
+    } else {  // overlaps the latest call (another thread): keep its offset from the previous start
+      start = s.prev_start_rep + (static_cast<double>(h.start_ns) - static_cast<double>(s.prev_start_rec));
+    }
+    for (auto a : c.acts) {
+      run_unlinked_until(acts_[a].key, gpu_[a].start_ns, false);
+      run_activity(a, start + acts_[a].latency);
+    }
+    double end;
+    if (c.blocking && h.site == removed_site && removed_site >= 0) {
+      end = start + c.removed_overhead;
+    } else if (c.blocking && !c.waits.empty()) {
+      double waited = 0;
+      for (const auto& key : c.waits) {
+        run_unlinked_until(key, h.start_ns, false);
+        auto it = s.streams.find(key);
+        if (it != s.streams.end()) waited = std::max(waited, it->second.last_end);
+      }
+      end = std::max(start + c.kept_overhead, waited + c.wake);
+    } else {
+      end = start + static_cast<double>(h.end_ns - h.start_ns);
+    }
+    if (h.end_ns >= s.frontier_rec) {
+      s.frontier_rec = h.end_ns;
+      s.frontier_rep = end;
+    }
+    s.prev_start_rec = h.start_ns;
+    s.prev_start_rep = start;
+  }
+  for (const auto& [key, list] : unlinked_) run_unlinked_until(key, 0, true);
+}
+
+}  // namespace synclint::probe::detail

@@ -1,0 +1,135 @@
+// Internal to the analysis: one segment of the recorded timeline (from one GPU-drained point to the
+// next), prepared once from the recording and replayed per scenario (baseline, and "site S does not
+// wait" for each site S). See docs/probe.md, "The what-if replay".
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/events.h"
+
+namespace synclint::probe::detail {
+
+// Calls that block the host thread until GPU work is done.
+bool is_blocking(HostCallKind kind);
+
+// Time tolerances (ns): a sync "spans" the end of GPU work it returned within kSpanToleranceNs of.
+inline constexpr std::uint64_t kSpanToleranceNs = 2000;
+// Non-waiting cost of a sync when none was observed to take less: the measured floor of a scalar
+// D2H copy + stream sync on an idle H200 is 3-4 us (docs/probe.md).
+inline constexpr double kDefaultSyncOverheadNs = 4000;
+
+struct StreamKey {
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  auto operator<=>(const StreamKey&) const = default;
+};
+
+// An idle gap on one device between two busy periods, attributed to the blocking host call that was
+// waiting when the device ran out of work (site -1 and empty api when none was).
+struct IdleGap {
+  std::uint32_t device = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::int32_t site = -1;
+  std::string api;
+};
+
+// Finds idle gaps window by window (the last busy period of each device carries over).
+class IdleTracker {
+ public:
+  // host and gpu sorted by start_ns.
+  void feed(const std::vector<HostCall>& host, const std::vector<GpuActivity>& gpu,
+            const std::function<void(const IdleGap&)>& on_gap);
+
+ private:
+  struct Busy {
+    std::uint64_t until = 0;
+    std::int32_t site = -1;
+    std::string api;
+  };
+  std::map<std::uint32_t, Busy> busy_;
+};
+
+// Facts learned from the recording that later segments need (all small).
+struct RecordedCarry {
+  std::map<StreamKey, std::uint64_t> last_end;     // recorded end of the latest activity launched per stream
+  std::optional<StreamKey> last_launch_stream;     // stream of the most recent launch
+  std::map<std::uint32_t, double> latency_floor;   // per device: min launch-to-start latency seen
+  std::map<std::string, double> api_min_ns;        // per blocking API: shortest call seen
+  IdleTracker idle;                                // idle-gap attribution
+};
+
+struct StreamReplay {
+  double ready = 0;     // replayed end of the last activity that ran on the stream
+  double last_end = 0;  // replayed end of the latest launched activity (what a sync waits for)
+};
+
+// The replayed host chain and GPU streams of one scenario.
+struct Scenario {
+  bool started = false;
+  std::uint64_t frontier_rec = 0;  // latest recorded host-call end so far
+  double frontier_rep = 0;         // replayed end of that call
+  std::uint64_t prev_start_rec = 0;
+  double prev_start_rep = 0;
+  std::map<StreamKey, StreamReplay> streams;
+  double end() const;              // when the replayed timeline is done (host and GPU)
+  bool drained() const;            // no GPU work pending past the host frontier
+};
+
+// What one segment adds to one site (site ids are the caller's).
+struct SiteDelta {
+  std::uint64_t calls = 0;
+  double blocked_ns = 0;
+  double idle_ns = 0;
+  std::map<std::string, std::uint64_t> apis;
+  std::map<std::string, std::uint64_t> rules;  // rule guess per call
+};
+
+class Segment {
+ public:
+  // host and gpu sorted by start_ns; site fields are caller site ids. Updates `carry` (recorded facts)
+  // and fills per-site deltas (calls, blocked, idle after) and the total GPU idle time.
+  Segment(std::vector<HostCall> host, std::vector<GpuActivity> gpu, RecordedCarry& carry);
+
+  const std::map<std::int32_t, SiteDelta>& sites() const { return deltas_; }
+  double gpu_idle_ns() const { return gpu_idle_ns_; }
+
+  // Replays this segment on `s` (continuing from its state) with the blocking calls of `removed_site`
+  // (-1: none) taking only their non-waiting overhead.
+  void replay(Scenario& s, std::int32_t removed_site) const;
+
+ private:
+  struct Call {
+    std::size_t host = 0;
+    bool blocking = false;
+    std::vector<std::size_t> acts;  // linked GPU activities
+    std::vector<StreamKey> waits;   // streams a sync waits for
+    double kept_overhead = 0, removed_overhead = 0, wake = 0;
+  };
+  struct Act {
+    StreamKey key;
+    double duration = 0, latency = 0, gap = 0;
+    bool linked = false;
+  };
+  void prepare(RecordedCarry& carry);
+
+  std::vector<HostCall> host_;
+  std::vector<GpuActivity> gpu_;
+  std::vector<Call> calls_;
+  std::vector<Act> acts_;
+  std::map<StreamKey, std::vector<std::size_t>> unlinked_;  // per stream, in start order
+  std::map<std::int32_t, SiteDelta> deltas_;
+  double gpu_idle_ns_ = 0;
+};
+
+// "SYNC001|SYNC003" for a D2H read + sync, "SYNC011" for a blocking H2D copy, "SYNC007" for an explicit
+// synchronize, "" when unsure. `previous` is the call before the sync on the same thread (may be null).
+std::string guess_rule(const HostCall& sync, const GpuActivity* own_copy, const HostCall* previous,
+                       const GpuActivity* previous_copy);
+
+}  // namespace synclint::probe::detail

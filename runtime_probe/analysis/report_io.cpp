@@ -1,0 +1,265 @@
+#include "analysis/report_io.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/json_util.h"
+
+namespace synclint::probe {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using nlohmann::json;
+
+ojson run_to_json(const RunInfo& r) {
+  return {{"command", r.command}, {"cwd", r.cwd},           {"hostname", r.hostname},
+          {"pid", r.pid},         {"rank", r.rank},         {"gpu_name", r.gpu_name},
+          {"wall_ms", r.wall_ms}, {"status", r.status}};
+}
+
+template <typename T>
+T field(const json& obj, const char* key, T fallback, const std::string& where) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw ProbeError(where + ": field \"" + key + "\" has the wrong type (" + it->type_name() + ")");
+  }
+}
+
+RunInfo run_from_json(const json& j, const std::string& where) {
+  if (!j.is_object()) throw ProbeError(where + ": must be an object");
+  RunInfo r;
+  r.command = field(j, "command", std::vector<std::string>{}, where);
+  r.cwd = field(j, "cwd", std::string(), where);
+  r.hostname = field(j, "hostname", std::string(), where);
+  r.pid = field<std::int64_t>(j, "pid", 0, where);
+  r.rank = field<std::int32_t>(j, "rank", -1, where);
+  r.gpu_name = field(j, "gpu_name", std::string(), where);
+  r.wall_ms = field(j, "wall_ms", 0.0, where);
+  r.status = field(j, "status", std::string("ok"), where);
+  return r;
+}
+
+std::string fmt_ms(double ms) {
+  char buf[32];
+  if (ms >= 1000) std::snprintf(buf, sizeof buf, "%.2f s", ms / 1000);
+  else if (ms >= 1) std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+  else std::snprintf(buf, sizeof buf, "%.1f us", ms * 1000);
+  return buf;
+}
+
+}  // namespace
+
+std::string report_to_json(const ProbeReport& r) {
+  ojson sites = ojson::array();
+  for (const auto& s : r.sites)
+    sites.push_back({{"path", s.site.path},
+                     {"line", s.site.line},
+                     {"function", s.site.function},
+                     {"language", s.site.language},
+                     {"api", s.api},
+                     {"rule_guess", s.rule_guess},
+                     {"calls", s.calls},
+                     {"host_blocked_ms", s.host_blocked_ms},
+                     {"gpu_idle_ms", s.gpu_idle_ms},
+                     {"predicted_saving_ms", s.predicted_saving_ms},
+                     {"share_of_run", s.share_of_run}});
+  ojson runs = ojson::array();
+  for (const auto& run : r.runs) runs.push_back(run_to_json(run));
+  ojson doc = {{"schema", kReportSchema},
+               {"version", r.version},
+               {"run", run_to_json(r.run)},
+               {"runs", std::move(runs)},
+               {"totals",
+                {{"syncs", r.syncs},
+                 {"host_blocked_ms", r.host_blocked_ms},
+                 {"gpu_idle_ms", r.gpu_idle_ms},
+                 {"dropped_activity_records", r.dropped_activity_records},
+                 {"windows", r.windows}}},
+               {"sites", std::move(sites)}};
+  return doc.dump(2) + "\n";
+}
+
+ProbeReport parse_report(std::string_view text, std::string_view source) {
+  const std::string src(source);
+  json doc = detail::parse_json_document(text, src);
+  if (!doc.is_object() || field(doc, "schema", std::string(), src) != kReportSchema)
+    throw ProbeError(src + ": not a synclint probe report (\"schema\" must be \"" + std::string(kReportSchema) + "\")");
+  const int version = field(doc, "version", 0, src);
+  if (version > kReportVersion)
+    throw ProbeError(src + ": report version " + std::to_string(version) + " is newer than this synclint understands (" +
+                     std::to_string(kReportVersion) + "); use a newer synclint");
+  if (version < 1) throw ProbeError(src + ": report version " + std::to_string(version) + " is invalid");
+  ProbeReport r;
+  r.version = version;
+  if (doc.contains("run")) r.run = run_from_json(doc["run"], src + ": run");
+  if (auto it = doc.find("runs"); it != doc.end()) {
+    if (!it->is_array()) throw ProbeError(src + ": \"runs\" must be an array");
+    for (std::size_t i = 0; i < it->size(); ++i)
+      r.runs.push_back(run_from_json((*it)[i], src + ": runs[" + std::to_string(i) + "]"));
+  }
+  if (r.runs.empty()) r.runs.push_back(r.run);
+  if (auto it = doc.find("totals"); it != doc.end()) {
+    const std::string where = src + ": totals";
+    if (!it->is_object()) throw ProbeError(where + ": must be an object");
+    r.syncs = field<std::uint64_t>(*it, "syncs", 0, where);
+    r.host_blocked_ms = field(*it, "host_blocked_ms", 0.0, where);
+    r.gpu_idle_ms = field(*it, "gpu_idle_ms", 0.0, where);
+    r.dropped_activity_records = field<std::uint64_t>(*it, "dropped_activity_records", 0, where);
+    r.windows = field<std::uint64_t>(*it, "windows", 0, where);
+  }
+  auto sites = doc.find("sites");
+  if (sites == doc.end() || !sites->is_array()) throw ProbeError(src + ": \"sites\" must be an array");
+  for (std::size_t i = 0; i < sites->size(); ++i) {
+    const json& j = (*sites)[i];
+    const std::string where = src + ": sites[" + std::to_string(i) + "]";
+    if (!j.is_object()) throw ProbeError(where + ": must be an object");
+    SiteResult s;
+    s.site.path = field(j, "path", std::string(), where);
+    if (s.site.path.empty()) throw ProbeError(where + ": \"path\" is missing");
+    s.site.line = field<std::uint32_t>(j, "line", 0, where);
+    s.site.function = field(j, "function", std::string(), where);
+    s.site.language = field(j, "language", std::string(), where);
+    s.api = field(j, "api", std::string(), where);
+    s.rule_guess = field(j, "rule_guess", std::string(), where);
+    s.calls = field<std::uint64_t>(j, "calls", 0, where);
+    s.host_blocked_ms = field(j, "host_blocked_ms", 0.0, where);
+    s.gpu_idle_ms = field(j, "gpu_idle_ms", 0.0, where);
+    s.predicted_saving_ms = field(j, "predicted_saving_ms", 0.0, where);
+    s.share_of_run = field(j, "share_of_run", 0.0, where);
+    r.sites.push_back(std::move(s));
+  }
+  return r;
+}
+
+ProbeReport read_report(const std::filesystem::path& file) { return parse_report(read_text_file(file), file.string()); }
+
+void write_report(const ProbeReport& report, const std::filesystem::path& file) {
+  write_text_file(file, report_to_json(report));
+}
+
+ProbeReport merge(const std::vector<ProbeReport>& reports) {
+  ProbeReport out;
+  if (reports.empty()) {
+    out.run.status = "no-report: no probe report to merge";
+    return out;
+  }
+  using Key = std::tuple<std::string, std::uint32_t, std::string>;
+  std::map<Key, SiteResult> sites;
+  std::map<Key, std::map<std::string, std::uint64_t>> apis, rules;
+  double total_wall = 0;
+  std::size_t ok = 0;
+  std::string first_problem;
+  for (const auto& r : reports) {
+    for (const auto& run : r.runs) {
+      out.runs.push_back(run);
+      total_wall += run.wall_ms;
+    }
+    if (r.run.status == "ok") ++ok;
+    else if (first_problem.empty()) first_problem = r.run.status;
+    out.run.wall_ms = std::max(out.run.wall_ms, r.run.wall_ms);
+    out.syncs += r.syncs;
+    out.host_blocked_ms += r.host_blocked_ms;
+    out.gpu_idle_ms += r.gpu_idle_ms;
+    out.dropped_activity_records += r.dropped_activity_records;
+    out.windows += r.windows;
+    for (const auto& s : r.sites) {
+      const Key key{s.site.path, s.site.line, s.site.function};
+      auto [it, fresh] = sites.emplace(key, s);
+      if (!fresh) {
+        it->second.calls += s.calls;
+        it->second.host_blocked_ms += s.host_blocked_ms;
+        it->second.gpu_idle_ms += s.gpu_idle_ms;
+        it->second.predicted_saving_ms += s.predicted_saving_ms;
+      }
+      apis[key][s.api] += s.calls;
+      rules[key][s.rule_guess] += s.calls;
+    }
+  }
+  // The first process by rank (rank 0, or the parent when no rank is set) names the run.
+  const auto first = std::min_element(reports.begin(), reports.end(), [](const ProbeReport& a, const ProbeReport& b) {
+    return std::tuple(a.run.rank < 0 ? 0 : 1, a.run.rank, a.run.pid) < std::tuple(b.run.rank < 0 ? 0 : 1, b.run.rank, b.run.pid);
+  });
+  out.run.command = first->run.command;
+  out.run.cwd = first->run.cwd;
+  out.run.hostname = first->run.hostname;
+  out.run.pid = first->run.pid;
+  out.run.rank = first->run.rank;
+  out.run.gpu_name = first->run.gpu_name;
+  if (ok == reports.size()) out.run.status = "ok";
+  else if (ok == 0) out.run.status = first_problem;
+  else out.run.status = "partial: " + std::to_string(reports.size() - ok) + " of " + std::to_string(reports.size()) +
+                        " processes: " + first_problem;
+  auto most = [](const std::map<std::string, std::uint64_t>& counts) {
+    std::string best;
+    std::uint64_t n = 0;
+    for (const auto& [k, c] : counts)
+      if (c > n || best.empty()) best = k, n = c;
+    return best;
+  };
+  for (auto& [key, s] : sites) {
+    s.api = most(apis[key]);
+    s.rule_guess = most(rules[key]);
+    s.share_of_run = total_wall > 0 ? s.predicted_saving_ms / total_wall : 0.0;
+    out.sites.push_back(std::move(s));
+  }
+  sort_sites(out.sites);
+  return out;
+}
+
+std::string format_table(const ProbeReport& r, std::size_t max_rows) {
+  std::string prefix = r.run.cwd;
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  struct Row {
+    std::string cells[8];
+  };
+  std::vector<Row> rows;
+  rows.push_back({{"#", "site", "rule guess", "calls", "host blocked", "GPU idle after", "predicted saving", "share"}});
+  std::size_t n = 0;
+  for (const auto& s : r.sites) {
+    if (max_rows && n >= max_rows) break;
+    std::string path = s.site.path;
+    if (!prefix.empty() && path.starts_with(prefix)) path = path.substr(prefix.size());
+    std::string site = path + ":" + std::to_string(s.site.line);
+    if (!s.site.function.empty()) site += " (" + s.site.function + ")";
+    site += " " + s.api;
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f%%", s.share_of_run * 100);
+    rows.push_back({{std::to_string(++n), site, s.rule_guess.empty() ? "?" : s.rule_guess, std::to_string(s.calls),
+                     fmt_ms(s.host_blocked_ms), fmt_ms(s.gpu_idle_ms), fmt_ms(s.predicted_saving_ms), share}});
+  }
+  std::size_t width[8] = {};
+  for (const auto& row : rows)
+    for (int c = 0; c < 8; ++c) width[c] = std::max(width[c], row.cells[c].size());
+  std::string out;
+  char head[256];
+  std::snprintf(head, sizeof head, "%zu sync site%s, %llu syncs, run %s (%zu process%s); host blocked %s, GPU idle %s\n",
+                r.sites.size(), r.sites.size() == 1 ? "" : "s", static_cast<unsigned long long>(r.syncs),
+                fmt_ms(r.run.wall_ms).c_str(), r.runs.size(), r.runs.size() == 1 ? "" : "es",
+                fmt_ms(r.host_blocked_ms).c_str(), fmt_ms(r.gpu_idle_ms).c_str());
+  out += head;
+  if (r.dropped_activity_records)
+    out += "warning: " + std::to_string(r.dropped_activity_records) +
+           " GPU activity records were dropped; GPU idle times and savings are incomplete\n";
+  if (r.sites.empty()) return out;
+  for (const auto& row : rows) {
+    for (int c = 0; c < 8; ++c) {
+      const bool left = c == 1 || c == 2;
+      const std::string& cell = row.cells[c];
+      const std::string pad(width[c] - cell.size(), ' ');
+      out += left ? cell + pad : pad + cell;
+      out += c == 7 ? "\n" : "  ";
+    }
+  }
+  if (max_rows && r.sites.size() > max_rows)
+    out += "(" + std::to_string(r.sites.size() - max_rows) + " more sites in the report)\n";
+  return out;
+}
+
+}  // namespace synclint::probe

@@ -1,0 +1,189 @@
+#include "analysis/stream_io.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/json_util.h"
+
+namespace synclint::probe {
+namespace {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+constexpr std::array<std::pair<HostCallKind, std::string_view>, 7> kHostKinds{{
+    {HostCallKind::StreamSynchronize, "stream_sync"},
+    {HostCallKind::DeviceSynchronize, "device_sync"},
+    {HostCallKind::EventSynchronize, "event_sync"},
+    {HostCallKind::BlockingCopy, "blocking_copy"},
+    {HostCallKind::AsyncCopy, "async_copy"},
+    {HostCallKind::Launch, "launch"},
+    {HostCallKind::Other, "other"},
+}};
+
+constexpr std::array<std::pair<GpuActivityKind, std::string_view>, 4> kGpuKinds{{
+    {GpuActivityKind::Kernel, "kernel"},
+    {GpuActivityKind::Memcpy, "memcpy"},
+    {GpuActivityKind::Memset, "memset"},
+    {GpuActivityKind::Other, "other"},
+}};
+
+template <typename Kind, std::size_t N>
+Kind kind_from(const std::array<std::pair<Kind, std::string_view>, N>& table, const std::string& text,
+               const std::string& where) {
+  for (const auto& [kind, name] : table)
+    if (name == text) return kind;
+  throw ProbeError(where + ": unknown kind \"" + text + "\"");
+}
+
+const json& record_field(const json& rec, std::size_t i, const std::string& where) {
+  if (!rec.is_array() || rec.size() <= i) throw ProbeError(where + ": record is not an array of the documented length");
+  return rec[i];
+}
+
+template <typename T>
+T get_as(const json& value, const std::string& where) {
+  try {
+    return value.get<T>();
+  } catch (const json::exception& e) {
+    throw ProbeError(where + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(HostCallKind kind) {
+  for (const auto& [k, name] : kHostKinds)
+    if (k == kind) return name;
+  return "other";
+}
+
+std::string_view to_string(GpuActivityKind kind) {
+  for (const auto& [k, name] : kGpuKinds)
+    if (k == kind) return name;
+  return "other";
+}
+
+std::string stream_to_json(const EventStream& s) {
+  ojson sites = ojson::array();
+  for (const auto& site : s.sites) sites.push_back({site.path, site.line, site.function, site.language});
+  ojson host = ojson::array();
+  for (const auto& h : s.host)
+    host.push_back({h.start_ns, h.end_ns, h.thread, h.correlation_id, to_string(h.kind), h.api, h.site});
+  ojson gpu = ojson::array();
+  for (const auto& g : s.gpu)
+    gpu.push_back({g.start_ns, g.end_ns, g.device, g.stream, g.correlation_id, to_string(g.kind), g.name});
+  ojson doc = {{"format", kStreamFormat},         {"version", kStreamVersion},
+              {"run_start_ns", s.run_start_ns},   {"run_end_ns", s.run_end_ns},
+              {"dropped_activity_records", s.dropped_activity_records},
+              {"sites", std::move(sites)},         {"host", std::move(host)},
+              {"gpu", std::move(gpu)}};
+  // One record per line keeps recordings diffable and compact.
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, value] : doc.items()) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out += ojson(key).dump() + ": ";
+    if (value.is_array()) {
+      out += "[";
+      for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ",\n  " : "\n  ") + value[i].dump();
+      out += value.empty() ? "]" : "\n]";
+    } else {
+      out += value.dump();
+    }
+  }
+  out += "\n}\n";
+  return out;
+}
+
+EventStream parse_stream(std::string_view text, std::string_view source) {
+  const std::string src(source);
+  json doc = detail::parse_json_document(text, src);
+  if (!doc.is_object() || doc.value("format", std::string()) != kStreamFormat)
+    throw ProbeError(src + ": not a synclint probe stream (\"format\" must be \"" + std::string(kStreamFormat) + "\")");
+  const int version = get_as<int>(doc.value("version", json(0)), src + ": version");
+  if (version > kStreamVersion || version < 1)
+    throw ProbeError(src + ": stream version " + std::to_string(version) + " is not supported (this synclint reads up to " +
+                     std::to_string(kStreamVersion) + "); use a newer synclint");
+  EventStream s;
+  s.run_start_ns = get_as<std::uint64_t>(doc.value("run_start_ns", json(0)), src + ": run_start_ns");
+  s.run_end_ns = get_as<std::uint64_t>(doc.value("run_end_ns", json(0)), src + ": run_end_ns");
+  s.dropped_activity_records = get_as<std::uint64_t>(doc.value("dropped_activity_records", json(0)), src);
+  const auto array_of = [&](const char* key) -> const json& {
+    static const json empty = json::array();
+    auto it = doc.find(key);
+    if (it == doc.end()) return empty;
+    if (!it->is_array()) throw ProbeError(src + ": \"" + key + "\" must be an array");
+    return *it;
+  };
+  std::size_t i = 0;
+  for (const auto& rec : array_of("sites")) {
+    const std::string where = src + ": sites[" + std::to_string(i++) + "]";
+    Site site;
+    site.path = get_as<std::string>(record_field(rec, 0, where), where);
+    site.line = get_as<std::uint32_t>(record_field(rec, 1, where), where);
+    site.function = get_as<std::string>(record_field(rec, 2, where), where);
+    site.language = get_as<std::string>(record_field(rec, 3, where), where);
+    s.sites.push_back(std::move(site));
+  }
+  i = 0;
+  for (const auto& rec : array_of("host")) {
+    const std::string where = src + ": host[" + std::to_string(i++) + "]";
+    HostCall h;
+    h.start_ns = get_as<std::uint64_t>(record_field(rec, 0, where), where);
+    h.end_ns = get_as<std::uint64_t>(record_field(rec, 1, where), where);
+    h.thread = get_as<std::uint32_t>(record_field(rec, 2, where), where);
+    h.correlation_id = get_as<std::uint64_t>(record_field(rec, 3, where), where);
+    h.kind = kind_from(kHostKinds, get_as<std::string>(record_field(rec, 4, where), where), where);
+    h.api = get_as<std::string>(record_field(rec, 5, where), where);
+    h.site = get_as<std::int32_t>(record_field(rec, 6, where), where);
+    if (h.end_ns < h.start_ns) throw ProbeError(where + ": ends before it starts");
+    if (h.site < -1 || h.site >= static_cast<std::int32_t>(s.sites.size()))
+      throw ProbeError(where + ": site index " + std::to_string(h.site) + " out of range");
+    s.host.push_back(std::move(h));
+  }
+  i = 0;
+  for (const auto& rec : array_of("gpu")) {
+    const std::string where = src + ": gpu[" + std::to_string(i++) + "]";
+    GpuActivity g;
+    g.start_ns = get_as<std::uint64_t>(record_field(rec, 0, where), where);
+    g.end_ns = get_as<std::uint64_t>(record_field(rec, 1, where), where);
+    g.device = get_as<std::uint32_t>(record_field(rec, 2, where), where);
+    g.stream = get_as<std::uint32_t>(record_field(rec, 3, where), where);
+    g.correlation_id = get_as<std::uint64_t>(record_field(rec, 4, where), where);
+    g.kind = kind_from(kGpuKinds, get_as<std::string>(record_field(rec, 5, where), where), where);
+    g.name = get_as<std::string>(record_field(rec, 6, where), where);
+    if (g.end_ns < g.start_ns) throw ProbeError(where + ": ends before it starts");
+    s.gpu.push_back(std::move(g));
+  }
+  return s;
+}
+
+std::string read_text_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProbeError(file.string() + ": cannot open for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ProbeError(file.string() + ": read error");
+  return text.str();
+}
+
+void write_text_file(const std::filesystem::path& file, std::string_view text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw ProbeError(file.string() + ": cannot open for writing");
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.flush();
+  if (!out) throw ProbeError(file.string() + ": write error");
+}
+
+EventStream read_stream(const std::filesystem::path& file) { return parse_stream(read_text_file(file), file.string()); }
+
+void write_stream(const EventStream& stream, const std::filesystem::path& file) {
+  write_text_file(file, stream_to_json(stream));
+}
+
+}  // namespace synclint::probe

@@ -1,0 +1,147 @@
+#include "analysis/trace.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/replay.h"
+#include "analysis/stream_io.h"
+
+namespace synclint::probe {
+namespace {
+
+using nlohmann::json;
+
+std::string basename_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(std::ostream& out, std::int64_t pid, std::string process_name)
+    : out_(out), pid_(pid), idle_(std::make_unique<detail::IdleTracker>()) {
+  out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  event(json{{"ph", "M"}, {"name", "process_name"}, {"pid", pid_}, {"tid", 0}, {"args", {{"name", process_name}}}}.dump());
+}
+
+TraceWriter::~TraceWriter() { finish(); }
+
+std::int64_t TraceWriter::stream_track(std::uint32_t device, std::uint32_t stream) {
+  return 1'000'000 + static_cast<std::int64_t>(device) * 100'000 + stream;
+}
+
+std::int64_t TraceWriter::idle_track(std::uint32_t device) { return 900'000 + static_cast<std::int64_t>(device); }
+
+void TraceWriter::event(const std::string& obj) {
+  if (finished_) return;
+  out_ << (first_ ? "\n" : ",\n") << obj;
+  first_ = false;
+}
+
+void TraceWriter::name_track(std::int64_t tid, const std::string& name, std::int64_t sort_index) {
+  if (!named_tracks_.insert(tid).second) return;
+  event(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", pid_}, {"tid", tid}, {"args", {{"name", name}}}}.dump());
+  event(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid_}, {"tid", tid}, {"args", {{"sort_index", sort_index}}}}
+            .dump());
+}
+
+double TraceWriter::ts_us(std::uint64_t ns) const {
+  return ns >= origin_ns_ ? static_cast<double>(ns - origin_ns_) / 1000.0 : -static_cast<double>(origin_ns_ - ns) / 1000.0;
+}
+
+void TraceWriter::add(const EventStream& w) {
+  if (finished_) return;
+  if (!origin_set_) {
+    std::uint64_t origin = w.run_start_ns;
+    for (const auto& h : w.host) origin = origin ? std::min(origin, h.start_ns) : h.start_ns;
+    for (const auto& g : w.gpu) origin = origin ? std::min(origin, g.start_ns) : g.start_ns;
+    if (origin == 0 && w.host.empty() && w.gpu.empty()) return;
+    origin_ns_ = origin;
+    origin_set_ = true;
+  }
+  // Window-local site indices -> labels kept for the whole trace (idle gaps may refer to earlier ones).
+  std::vector<std::int32_t> ids(w.sites.size());
+  for (std::size_t i = 0; i < w.sites.size(); ++i) {
+    const std::string label = basename_of(w.sites[i].path) + ":" + std::to_string(w.sites[i].line);
+    auto [it, fresh] = label_ids_.emplace(label, static_cast<std::int32_t>(labels_.size()));
+    if (fresh) labels_.push_back(label);
+    ids[i] = it->second;
+  }
+  std::vector<HostCall> host = w.host;
+  for (auto& h : host) h.site = h.site >= 0 && static_cast<std::size_t>(h.site) < ids.size() ? ids[h.site] : -1;
+  std::stable_sort(host.begin(), host.end(), [](const HostCall& a, const HostCall& b) { return a.start_ns < b.start_ns; });
+  std::vector<GpuActivity> gpu = w.gpu;
+  std::stable_sort(gpu.begin(), gpu.end(), [](const GpuActivity& a, const GpuActivity& b) { return a.start_ns < b.start_ns; });
+
+  for (const auto& h : host) {
+    const std::int64_t tid = h.thread;
+    name_track(tid, "host thread " + std::to_string(h.thread), tid);
+    const bool blocking = detail::is_blocking(h.kind);
+    const std::string name = blocking && h.site >= 0 ? labels_[static_cast<std::size_t>(h.site)] + " " + h.api : h.api;
+    json args = {{"api", h.api}, {"kind", std::string(to_string(h.kind))}, {"correlation", h.correlation_id}};
+    if (h.site >= 0) args["site"] = labels_[static_cast<std::size_t>(h.site)];
+    event(json{{"ph", "X"}, {"cat", blocking ? "sync" : "host"}, {"name", name}, {"pid", pid_}, {"tid", tid},
+               {"ts", ts_us(h.start_ns)}, {"dur", static_cast<double>(h.end_ns - h.start_ns) / 1000.0}, {"args", args}}
+              .dump());
+  }
+  for (const auto& g : gpu) {
+    const std::int64_t tid = stream_track(g.device, g.stream);
+    name_track(tid, "GPU " + std::to_string(g.device) + " stream " + std::to_string(g.stream), tid);
+    event(json{{"ph", "X"}, {"cat", std::string(to_string(g.kind))}, {"name", g.name.empty() ? std::string(to_string(g.kind)) : g.name},
+               {"pid", pid_}, {"tid", tid}, {"ts", ts_us(g.start_ns)},
+               {"dur", static_cast<double>(g.end_ns - g.start_ns) / 1000.0},
+               {"args", {{"correlation", g.correlation_id}, {"device", g.device}, {"stream", g.stream}}}}
+              .dump());
+  }
+  idle_->feed(host, gpu, [&](const detail::IdleGap& gap) {
+    const std::int64_t tid = idle_track(gap.device);
+    name_track(tid, "GPU " + std::to_string(gap.device) + " idle", tid);
+    std::string name = "GPU idle";
+    if (gap.site >= 0) name += " after " + labels_[static_cast<std::size_t>(gap.site)] + " " + gap.api;
+    else if (!gap.api.empty()) name += " after " + gap.api;
+    event(json{{"ph", "X"}, {"cat", "idle"}, {"name", name}, {"pid", pid_}, {"tid", tid}, {"ts", ts_us(gap.start_ns)},
+               {"dur", static_cast<double>(gap.end_ns - gap.start_ns) / 1000.0}}
+              .dump());
+  });
+}
+
+void TraceWriter::finish() {
+  if (finished_) return;
+  out_ << "\n],\"otherData\":" << json{{"synclint_origin_ns", origin_ns_}}.dump() << "}\n";
+  out_.flush();
+  finished_ = true;
+}
+
+std::string merge_traces(const std::vector<std::string>& documents) {
+  std::vector<json> docs;
+  std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    json doc;
+    try {
+      doc = json::parse(documents[i]);
+    } catch (const json::exception& e) {
+      throw ProbeError("trace " + std::to_string(i + 1) + ": not valid JSON: " + e.what());
+    }
+    if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
+      throw ProbeError("trace " + std::to_string(i + 1) + ": not a trace-event document (no traceEvents array)");
+    const std::uint64_t o = doc.value("otherData", json::object()).value("synclint_origin_ns", std::uint64_t{0});
+    if (o != 0) origin = std::min(origin, o);
+    docs.push_back(std::move(doc));
+  }
+  if (origin == std::numeric_limits<std::uint64_t>::max()) origin = 0;
+  json events = json::array();
+  for (auto& doc : docs) {
+    const std::uint64_t o = doc.value("otherData", json::object()).value("synclint_origin_ns", std::uint64_t{0});
+    const double shift = o != 0 ? static_cast<double>(o - origin) / 1000.0 : 0.0;
+    for (auto& e : doc["traceEvents"]) {
+      if (e.contains("ts") && e["ts"].is_number()) e["ts"] = e["ts"].get<double>() + shift;
+      events.push_back(std::move(e));
+    }
+  }
+  json out = {{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}, {"otherData", {{"synclint_origin_ns", origin}}}};
+  return out.dump() + "\n";
+}
+
+}  // namespace synclint::probe
