@@ -38,12 +38,19 @@ struct Rule {
   // apis[language][kind] -> names
   std::map<Language, std::map<std::string, std::vector<std::string>, std::less<>>> apis;
   RuleDocs docs;
-  std::string help_uri() const;  // docs/rules/<id>.md, relative to the project's docs
+  // "docs/rules/<id>.md": a path relative to the repository root, not an absolute URI. SARIF's helpUri
+  // must be absolute, so emitters should not put this there; they carry markdown() as the rule's help
+  // text instead, and may use this path to point readers at the checked-in page.
+  std::string help_uri() const;
   std::string markdown() const;  // the full docs page (what docs/rules/<id>.md contains)
 
   // Names of one kind for one language (empty when none).
   const std::vector<std::string>& api_names(Language lang, std::string_view kind) const;
 };
+
+// The API kinds valid for a language, as listed above (added; the configuration loader validates
+// extra-sync-apis against it).
+const std::vector<std::string>& api_kinds(Language lang);
 
 class Catalog {
  public:
@@ -58,6 +65,9 @@ class Catalog {
   // By id ("SYNC001") or name ("tensor-item"); nullptr when unknown.
   const Rule* find(std::string_view id_or_name) const;
 
+  // Every rule id and name, for "did you mean" suggestions. (Added.)
+  std::vector<std::string> ids_and_names() const;
+
   // Adds a user API (from configuration) to a rule: `rule_id` must exist.
   void add_api(std::string_view rule_id, Language lang, std::string_view kind, std::string name);
 
@@ -65,7 +75,17 @@ class Catalog {
   std::vector<const Rule*> rules_for_api(Language lang, std::string_view kind, std::string_view name) const;
 
  private:
+  void index_rule(std::size_t position);
+
   std::vector<Rule> rules_;
+  // language -> kind -> API name -> positions in rules_ (rules_for_api is on the front-ends' hot path).
+  std::map<Language, std::map<std::string, std::map<std::string, std::vector<std::size_t>, std::less<>>, std::less<>>>
+      index_;
 };
+
+// The generated docs/rules folder as (file name, content): one "<ID>.md" page per rule (markdown() under
+// a do-not-edit line) and "README.md", the index table. `synclint rules --markdown-dir` writes it and a
+// test compares it with the checked-in files. (Added.)
+std::vector<std::pair<std::string, std::string>> rule_doc_pages(const Catalog& catalog);
 
 }  // namespace synclint

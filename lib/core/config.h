@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/finding.h"
@@ -74,6 +75,16 @@ std::optional<Config> load_config_file(const std::filesystem::path& file, const 
 // The config that applies to files in `dir`: the closest parent holding .synclint.toml or a
 // pyproject.toml with [tool.synclint]; default Config rooted at `dir` when none.
 Config find_config(const std::filesystem::path& dir, const Catalog& catalog);
+
+// Adds the configuration's extra-sync-apis to `catalog` (added; the engine calls it on a copy of
+// Catalog::builtin() before analysing). Throws ConfigError naming the config file.
+void apply_extra_apis(const Config& config, Catalog& catalog);
+
+// Does `glob` match `relative` (a '/'-separated path relative to the config's folder)? fnmatch(3) with
+// FNM_PATHNAME per path component, plus "**" for any number of components. A glob without '/' matches
+// any single component (so "build" excludes every build folder, "*.py" every Python file); a glob with
+// '/' is anchored at the config's folder and also matches everything below a matching folder. (Added.)
+bool glob_matches(std::string_view glob, std::string_view relative);
 
 // Human-readable effective configuration with the source of each value (`synclint config`).
 std::string describe_config(const Config& config);

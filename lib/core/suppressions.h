@@ -28,6 +28,10 @@ struct Suppression {
   std::vector<std::string> ids;  // empty: all synclint rules
   bool file_level = false;
   bool used = false;
+  // Added: per-id use (parallel to `ids`), so `ignore[SYNC001, SYNC005]` can report SYNC005 alone.
+  std::vector<bool> id_used;
+  Position end;                  // end of the comment (exclusive), for the SYNC100 finding's range
+  bool report_unused = true;     // false for bare `# noqa` / `// NOLINT`: other linters own those
 };
 
 class Suppressions {
