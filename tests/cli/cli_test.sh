@@ -10,7 +10,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/synclint-cli.XXXXXX")
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-fail() { echo "FAIL [$case_name]: $*" >&2; echo "--- stdout:" >&2; cat out 2>/dev/null >&2; echo "--- stderr:" >&2; cat err 2>/dev/null >&2; exit 1; }
+fail() { echo "FAIL [$case_name]: $*" >&2; echo "--- stdout:" >&2; cat out >&2 2>/dev/null; echo "--- stderr:" >&2; cat err >&2 2>/dev/null; exit 1; }
 
 # run ARGS...: runs synclint with stdout in ./out, stderr in ./err, status in $rc.
 run() { "$SYNCLINT" "$@" >out 2>err; rc=$?; }
@@ -151,7 +151,7 @@ case "$case_name" in
   binary_file)
     write_train train.py; printf 'x = 1\0\0\0\n' >blob.py; printf '\0\1\2' >data.bin
     run check --format json .; expect_rc 2; expect_err "blob.py"; expect_err "binary"; expect_out '"SYNC001"'
-    run check data.bin; expect_rc 2; expect_err "data.bin"
+    run check data.bin; expect_rc 2; expect_out "data.bin"; expect_out "binary"
     ;;
   invalid_utf8)
     printf "name = 'caf\xe9'\n" >latin1.py; run check --format json latin1.py; expect_rc 2; expect_err "invalid UTF-8"

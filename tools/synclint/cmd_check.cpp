@@ -242,12 +242,15 @@ void add_check_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--config", args->config, "Use this configuration file for every path");
   cmd->add_option("--costs", args->costs, "Join a probe report (synclint probe -o REPORT.json): rank by cost");
   cmd->add_option("--path-map", args->path_maps,
-                  "FROM=TO: map a path prefix recorded in the probe report to one here (repeatable)");
+                  "FROM=TO: map a path prefix recorded in the probe report to one here (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--color", args->color, "Colour: auto (on a terminal, unless NO_COLOR is set), always, never")
       ->capture_default_str();
   cmd->add_option("--select", args->select, "Only these rules (ids, prefixes or names; replaces configuration)")
+      ->allow_extra_args(false)
       ->delimiter(',');
   cmd->add_option("--ignore", args->ignore, "Skip these rules (ids, prefixes or names; added to configuration)")
+      ->allow_extra_args(false)
       ->delimiter(',');
   cmd->add_flag("--no-progress", args->no_progress, "Never show the progress line on stderr");
   cmd->callback([args, &exit_code] {
