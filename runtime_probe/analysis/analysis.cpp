@@ -28,6 +28,7 @@ struct Accumulator::State {
   };
   std::map<Key, std::int32_t> site_ids;
   std::vector<Agg> sites;
+  Agg unknown_site;  // blocking calls whose site the probe could not resolve
 
   // Events not analysed yet (site fields are indices into `sites`), sorted by start.
   std::vector<HostCall> host;
@@ -37,7 +38,8 @@ struct Accumulator::State {
   Scenario baseline;
   std::map<std::int32_t, Scenario> diverged;  // sites whose replay is still ahead of the baseline
 
-  std::uint64_t run_start_ns = 0, run_end_ns = 0, dropped = 0, windows = 0, segments = 0;
+  std::uint64_t run_start_ns = std::numeric_limits<std::uint64_t>::max(), run_end_ns = 0;
+  std::uint64_t dropped = 0, windows = 0, segments = 0;
   double gpu_idle_ns = 0;
 
   std::int32_t site_id(const Site& s) {
@@ -86,7 +88,7 @@ struct Accumulator::State {
     ++segments;
     gpu_idle_ns += seg.gpu_idle_ns();
     for (const auto& [id, d] : seg.sites()) {
-      Agg& agg = sites[static_cast<std::size_t>(id)];
+      Agg& agg = id >= 0 ? sites[static_cast<std::size_t>(id)] : unknown_site;
       agg.calls += d.calls;
       agg.host_blocked_ns += d.blocked_ns;
       agg.gpu_idle_ns += d.idle_ns;
@@ -98,7 +100,7 @@ struct Accumulator::State {
     seg.replay(baseline, -1);
     std::vector<std::int32_t> ids;
     for (const auto& [id, d] : seg.sites())
-      if (d.calls > 0) ids.push_back(id);
+      if (d.calls > 0 && id >= 0) ids.push_back(id);
     for (const auto& [id, s] : diverged) ids.push_back(id);
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -141,9 +143,11 @@ std::size_t Accumulator::pending_events() const { return state_->host.size() + s
 void Accumulator::consume(const EventStream& chunk) {
   State& st = *state_;
   ++st.windows;
-  if (chunk.run_start_ns != 0 && (st.run_start_ns == 0 || chunk.run_start_ns < st.run_start_ns))
-    st.run_start_ns = chunk.run_start_ns;
-  st.run_end_ns = std::max(st.run_end_ns, chunk.run_end_ns);
+  auto extend = [&st](std::uint64_t start, std::uint64_t end) {
+    st.run_start_ns = std::min(st.run_start_ns, start);
+    st.run_end_ns = std::max(st.run_end_ns, end);
+  };
+  if (chunk.run_start_ns != 0 || chunk.run_end_ns != 0) extend(chunk.run_start_ns ? chunk.run_start_ns : chunk.run_end_ns, chunk.run_end_ns);
   st.dropped += chunk.dropped_activity_records;
   std::vector<std::int32_t> ids(chunk.sites.size());
   for (std::size_t i = 0; i < chunk.sites.size(); ++i) ids[i] = st.site_id(chunk.sites[i]);
@@ -157,14 +161,8 @@ void Accumulator::consume(const EventStream& chunk) {
     if (g.end_ns < g.start_ns) g.end_ns = g.start_ns;
     st.gpu.push_back(std::move(g));
   }
-  for (const auto& h : chunk.host) {
-    if (st.run_start_ns == 0 || h.start_ns < st.run_start_ns) st.run_start_ns = h.start_ns;
-    st.run_end_ns = std::max(st.run_end_ns, h.end_ns);
-  }
-  for (const auto& g : chunk.gpu) {
-    if (st.run_start_ns == 0 || g.start_ns < st.run_start_ns) st.run_start_ns = g.start_ns;
-    st.run_end_ns = std::max(st.run_end_ns, g.end_ns);
-  }
+  for (const auto& h : chunk.host) extend(h.start_ns, h.end_ns);
+  for (const auto& g : chunk.gpu) extend(g.start_ns, g.end_ns);
   auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
   if (!std::is_sorted(st.host.begin() + static_cast<std::ptrdiff_t>(host_before ? host_before - 1 : 0), st.host.end(), by_start))
     std::stable_sort(st.host.begin(), st.host.end(), by_start);
@@ -204,6 +202,8 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     r.host_blocked_ms += s.host_blocked_ms;
     r.sites.push_back(std::move(s));
   }
+  r.syncs += st.unknown_site.calls;
+  r.host_blocked_ms += st.unknown_site.host_blocked_ns / 1e6;
   sort_sites(r.sites);
   r.gpu_idle_ms = st.gpu_idle_ns / 1e6;
   r.dropped_activity_records = st.dropped;

@@ -176,8 +176,8 @@ void Segment::prepare(RecordedCarry& carry) {
         c.kept_overhead = duration;
         c.wake = c.removed_overhead;
       }
-      if (h.site >= 0) {
-        auto& d = deltas_[h.site];
+      {
+        auto& d = deltas_[h.site >= 0 ? h.site : -1];
         ++d.calls;
         d.blocked_ns += duration;
         ++d.apis[h.api];

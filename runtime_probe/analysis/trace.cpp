@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,14 @@ using nlohmann::json;
 std::string basename_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::optional<std::uint64_t> origin_of(const json& doc) {
+  auto other = doc.find("otherData");
+  if (other == doc.end() || !other->is_object()) return std::nullopt;
+  auto o = other->find("synclint_origin_ns");
+  if (o == other->end() || !o->is_number_unsigned()) return std::nullopt;
+  return o->get<std::uint64_t>();
 }
 
 }  // namespace
@@ -54,10 +63,10 @@ double TraceWriter::ts_us(std::uint64_t ns) const {
 void TraceWriter::add(const EventStream& w) {
   if (finished_) return;
   if (!origin_set_) {
-    std::uint64_t origin = w.run_start_ns;
-    for (const auto& h : w.host) origin = origin ? std::min(origin, h.start_ns) : h.start_ns;
-    for (const auto& g : w.gpu) origin = origin ? std::min(origin, g.start_ns) : g.start_ns;
-    if (origin == 0 && w.host.empty() && w.gpu.empty()) return;
+    std::uint64_t origin = w.run_start_ns != 0 ? w.run_start_ns : std::numeric_limits<std::uint64_t>::max();
+    for (const auto& h : w.host) origin = std::min(origin, h.start_ns);
+    for (const auto& g : w.gpu) origin = std::min(origin, g.start_ns);
+    if (w.host.empty() && w.gpu.empty()) return;
     origin_ns_ = origin;
     origin_set_ = true;
   }
@@ -126,15 +135,14 @@ std::string merge_traces(const std::vector<std::string>& documents) {
     }
     if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
       throw ProbeError("trace " + std::to_string(i + 1) + ": not a trace-event document (no traceEvents array)");
-    const std::uint64_t o = doc.value("otherData", json::object()).value("synclint_origin_ns", std::uint64_t{0});
-    if (o != 0) origin = std::min(origin, o);
+    if (auto o = origin_of(doc)) origin = std::min(origin, *o);
     docs.push_back(std::move(doc));
   }
   if (origin == std::numeric_limits<std::uint64_t>::max()) origin = 0;
   json events = json::array();
   for (auto& doc : docs) {
-    const std::uint64_t o = doc.value("otherData", json::object()).value("synclint_origin_ns", std::uint64_t{0});
-    const double shift = o != 0 ? static_cast<double>(o - origin) / 1000.0 : 0.0;
+    const auto o = origin_of(doc);
+    const double shift = o ? static_cast<double>(*o - origin) / 1000.0 : 0.0;
     for (auto& e : doc["traceEvents"]) {
       if (e.contains("ts") && e["ts"].is_number()) e["ts"] = e["ts"].get<double>() + shift;
       events.push_back(std::move(e));

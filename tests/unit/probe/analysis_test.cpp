@@ -1,0 +1,270 @@
+// Timeline analysis on synthetic streams whose answers can be computed by hand (times in us).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/analysis.h"
+#include "stream_builder.h"
+
+namespace synclint::probe {
+namespace {
+
+using testing::StreamBuilder;
+
+const SiteResult* find_site(const ProbeReport& r, std::uint32_t line) {
+  for (const auto& s : r.sites)
+    if (s.site.line == line) return &s;
+  return nullptr;
+}
+
+constexpr double kEps = 1e-6;  // ms
+
+// K1 runs 1000 us; the host reads a value (D2H copy + stream sync) at 20 us and waits until the GPU is
+// done (1012 us, returns at 1015); then `host_after` us of host work before launching K2 (1000 us).
+EventStream one_read(double host_after) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42);
+  b.kernel(0, 5, 10, 1010);
+  b.copy_d2h(10, 5, 1010, 1012, site);
+  b.sync(20, 1015, site);
+  const double launch = 1015 + host_after;
+  b.kernel(launch, 5, launch + 10, launch + 1010);
+  return b.done();
+}
+
+TEST(ProbeAnalysis, SyncOnBusyGpuBlocksForTheRemainingWorkAndLeavesABubble) {
+  const ProbeReport r = analyze(one_read(100));
+  ASSERT_EQ(r.sites.size(), 1u);
+  const SiteResult& s = r.sites[0];
+  EXPECT_EQ(s.calls, 1u);
+  EXPECT_EQ(s.api, "cudaStreamSynchronize");
+  EXPECT_EQ(s.rule_guess, "SYNC001|SYNC003");
+  EXPECT_NEAR(s.host_blocked_ms, 0.995, kEps);  // 992 us of remaining GPU work + 3 us wake-up
+  EXPECT_NEAR(s.gpu_idle_ms, 0.113, kEps);      // GPU done at 1012, next kernel starts at 1125
+  EXPECT_NEAR(r.gpu_idle_ms, 0.113, kEps);
+  EXPECT_EQ(r.syncs, 1u);
+  EXPECT_NEAR(r.run.wall_ms, 2.125, kEps);
+}
+
+TEST(ProbeAnalysis, SavingEqualsTheBubbleWhenHostWorkAfterTheSyncIsShorterThanGpuWork) {
+  const ProbeReport r = analyze(one_read(100));
+  ASSERT_EQ(r.sites.size(), 1u);
+  // Without the wait, K2 is queued behind the copy and runs right after it: the 113 us bubble is gone.
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.113, kEps);
+  EXPECT_NEAR(r.sites[0].share_of_run, 0.113 / 2.125, 1e-9);
+}
+
+TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
+  const ProbeReport r = analyze(one_read(2000));
+  ASSERT_EQ(r.sites.size(), 1u);
+  // The host is the critical path: only the 995 us wait minus the sync's own overhead (the default
+  // 4 us, since no call of it was shorter) is saved; the GPU bubble (2013 us) is larger.
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 2.013, kEps);  // 1012 .. 3025
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.991, kEps);
+}
+
+TEST(ProbeAnalysis, SyncOnAnIdleGpuSavesNothingAndLeavesNoBubbleOfItsOwn) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 7);
+  b.kernel(0, 5, 10, 30);
+  b.copy_d2h(10, 5, 30, 32, site);
+  b.sync(100, 104, site);  // the GPU finished at 32: nothing to wait for
+  b.kernel(200, 5, 210, 1210);
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.004, kEps);
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 0.0, kEps);        // the GPU was idle because of host work
+  EXPECT_NEAR(r.gpu_idle_ms, 0.178, kEps);              // 32 .. 210
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.0, kEps);
+}
+
+TEST(ProbeAnalysis, ExplicitSynchronizeIsGuessedAsSync007) {
+  StreamBuilder b;
+  const auto dev = b.site("/w/train.py", 10);
+  const auto ev = b.site("/w/train.py", 11);
+  b.kernel(0, 5, 10, 500);
+  b.sync(10, 503, dev, HostCallKind::DeviceSynchronize, "cudaDeviceSynchronize");
+  b.kernel(600, 5, 610, 900);
+  b.sync(610, 903, ev, HostCallKind::EventSynchronize, "cudaEventSynchronize");
+  b.kernel(1000, 5, 1010, 1100);
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 2u);
+  EXPECT_EQ(find_site(r, 10)->rule_guess, "SYNC007");
+  EXPECT_EQ(find_site(r, 11)->rule_guess, "SYNC007");
+  EXPECT_NEAR(find_site(r, 10)->gpu_idle_ms, 0.110, kEps);  // 500 .. 610
+  EXPECT_NEAR(find_site(r, 11)->gpu_idle_ms, 0.110, kEps);  // 900 .. 1010
+}
+
+TEST(ProbeAnalysis, BlockingHostToDeviceCopyIsGuessedAsSync011) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 5);
+  b.kernel(0, 5, 10, 400);
+  auto& h = b.host(20, 405, HostCallKind::BlockingCopy, "cudaMemcpy", site);
+  h.correlation_id = 99;
+  b.gpu(400, 402, 99, GpuActivityKind::Memcpy, "memcpy HtoD");
+  b.kernel(450, 5, 460, 600);
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].rule_guess, "SYNC011");
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 0.058, kEps);  // 402 .. 460
+  EXPECT_GT(r.sites[0].predicted_saving_ms, 0.0);
+}
+
+// A training-like loop: per step a long forward/backward kernel, `reads` gradient-norm reads (a small
+// kernel, a D2H copy and a sync each, line 20), then one loss read (line 30). Host work between calls
+// is 20 us; kernels take `kernel_us`.
+EventStream training(int steps, int reads, double kernel_us) {
+  StreamBuilder b;
+  const auto norms = b.site("/w/train.py", 20);
+  const auto loss = b.site("/w/train.py", 30);
+  double t = 0, gpu_free = 0;
+  auto launch = [&](double dur) {
+    const double start = std::max(t + 8, gpu_free);
+    b.kernel(t, 4, start, start + dur);
+    gpu_free = start + dur;
+    t += 4 + 20;
+  };
+  auto read = [&](std::int32_t site) {
+    const double start = std::max(t + 8, gpu_free);
+    b.copy_d2h(t, 4, start, start + 2, site);
+    gpu_free = start + 2;
+    t += 4 + 1;
+    const double end = std::max(t + 4, gpu_free + 3);
+    b.sync(t, end, site);
+    t = end + 20;
+  };
+  for (int i = 0; i < steps; ++i) {
+    launch(kernel_us);
+    for (int r = 0; r < reads; ++r) {
+      launch(10);
+      read(norms);
+    }
+    read(loss);
+  }
+  return b.done();
+}
+
+TEST(ProbeAnalysis, TwoSitesAreRankedAndBounded) {
+  const ProbeReport r = analyze(training(10, 5, 500));
+  ASSERT_EQ(r.sites.size(), 2u);
+  const SiteResult* norms = find_site(r, 20);
+  const SiteResult* loss = find_site(r, 30);
+  ASSERT_TRUE(norms && loss);
+  EXPECT_EQ(norms->calls, 50u);
+  EXPECT_EQ(loss->calls, 10u);
+  for (const auto& s : r.sites) {
+    EXPECT_GE(s.predicted_saving_ms, 0.0);
+    EXPECT_LE(s.predicted_saving_ms, s.host_blocked_ms + s.gpu_idle_ms + kEps) << s.site.line;
+    EXPECT_EQ(s.rule_guess, "SYNC001|SYNC003");
+  }
+  // Each norm read waits for its own small kernel and leaves the GPU idle while the host runs on: the
+  // five reads per step cost more than the single loss read, which the next norm kernels would overlap.
+  EXPECT_GT(norms->predicted_saving_ms, loss->predicted_saving_ms);
+  EXPECT_EQ(r.sites[0].site.line, 20u);
+  // Savings never exceed the run.
+  EXPECT_LT(norms->predicted_saving_ms + loss->predicted_saving_ms, r.run.wall_ms);
+}
+
+TEST(ProbeAnalysis, SplittingTheStreamIntoWindowsDoesNotChangeTheResults) {
+  const EventStream whole = training(12, 3, 300);
+  const ProbeReport expected = analyze(whole);
+  for (const std::size_t windows : {2u, 3u, 7u, 50u}) {
+    // Cut by time into equal windows: calls and activities are split wherever they fall.
+    const std::uint64_t span = whole.run_end_ns / windows + 1;
+    Accumulator acc;
+    for (std::size_t w = 0; w < windows; ++w) {
+      EventStream chunk;
+      chunk.sites = whole.sites;
+      for (const auto& h : whole.host)
+        if (h.start_ns / span == w) chunk.host.push_back(h);
+      for (const auto& g : whole.gpu)
+        if (g.start_ns / span == w) chunk.gpu.push_back(g);
+      acc.consume(chunk);
+    }
+    const ProbeReport got = acc.finish({});
+    ASSERT_EQ(got.sites.size(), expected.sites.size()) << windows;
+    EXPECT_EQ(got.windows, windows);
+    EXPECT_NEAR(got.gpu_idle_ms, expected.gpu_idle_ms, kEps);
+    for (std::size_t i = 0; i < got.sites.size(); ++i) {
+      EXPECT_EQ(got.sites[i].site.line, expected.sites[i].site.line) << windows;
+      EXPECT_EQ(got.sites[i].calls, expected.sites[i].calls) << windows;
+      EXPECT_NEAR(got.sites[i].host_blocked_ms, expected.sites[i].host_blocked_ms, kEps) << windows;
+      EXPECT_NEAR(got.sites[i].gpu_idle_ms, expected.sites[i].gpu_idle_ms, kEps) << windows;
+      EXPECT_NEAR(got.sites[i].predicted_saving_ms, expected.sites[i].predicted_saving_ms, 1e-3) << windows;
+    }
+  }
+}
+
+TEST(ProbeAnalysis, SitesAreMergedAcrossWindowsByPathLineAndFunction) {
+  const EventStream once = one_read(100);
+  const std::uint64_t shift = once.run_end_ns + 1'000'000;
+  EventStream twice = once;  // the same pattern again 1 ms later, as one stream
+  for (auto h : once.host) h.start_ns += shift, h.end_ns += shift, h.correlation_id += 100, twice.host.push_back(h);
+  for (auto g : once.gpu) g.start_ns += shift, g.end_ns += shift, g.correlation_id += 100, twice.gpu.push_back(g);
+  // The second window names the same site at another index of its own site table.
+  EventStream first = once, second;
+  second.sites = {Site{"/w/other.py", 1, "f", "python"}, once.sites[0]};
+  second.host.assign(twice.host.begin() + static_cast<std::ptrdiff_t>(once.host.size()), twice.host.end());
+  second.gpu.assign(twice.gpu.begin() + static_cast<std::ptrdiff_t>(once.gpu.size()), twice.gpu.end());
+  for (auto& h : second.host)
+    if (h.site >= 0) h.site = 1;
+  Accumulator acc;
+  acc.consume(first);
+  acc.consume(second);
+  const ProbeReport r = acc.finish({});
+  const ProbeReport expected = analyze(twice);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 2u);
+  EXPECT_NEAR(r.sites[0].host_blocked_ms, 2 * 0.995, kEps);
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 2 * 0.113, kEps);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, expected.sites[0].predicted_saving_ms, kEps);
+  // The first read saves its bubble; the host then runs 991 us ahead through the 1 ms of host work
+  // before the second read, which the replay keeps: the second read saves its whole wait.
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.113 + 0.991, kEps);
+}
+
+TEST(ProbeAnalysis, PendingEventsStayBoundedWithoutSyncs) {
+  Accumulator acc;
+  std::uint64_t corr = 1;
+  const std::size_t per_window = 50'000;
+  for (int w = 0; w < 8; ++w) {
+    EventStream chunk;
+    for (std::size_t i = 0; i < per_window; ++i) {
+      const std::uint64_t t = (static_cast<std::uint64_t>(w) * per_window + i) * 10'000;
+      chunk.host.push_back(HostCall{t, t + 3000, 1, corr, HostCallKind::Launch, "cudaLaunchKernel", -1});
+      chunk.gpu.push_back(GpuActivity{t + 5000, t + 9000, 0, 7, corr, GpuActivityKind::Kernel, "k"});
+      ++corr;
+    }
+    acc.consume(chunk);
+    EXPECT_LE(acc.pending_events(), Accumulator::kMaxPendingEvents);
+  }
+  const ProbeReport r = acc.finish({});
+  EXPECT_TRUE(r.sites.empty());
+  EXPECT_NEAR(r.gpu_idle_ms, (8 * per_window - 1) * 0.006, 1e-3);
+}
+
+TEST(ProbeAnalysis, BadRecordsDoNotBreakTheAnalysis) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 3);
+  b.kernel(0, 5, 10, 100);
+  b.sync(20, 103, site);
+  b.s.host.push_back(HostCall{200, 150, 1, 0, HostCallKind::StreamSynchronize, "cudaStreamSynchronize", 17});  // ends early, bad site
+  b.gpu(300, 400, 12345, GpuActivityKind::Kernel, "orphan");  // launch not recorded
+  b.s.dropped_activity_records = 4;
+  const ProbeReport r = analyze(b.done());
+  EXPECT_EQ(r.dropped_activity_records, 4u);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 1u);
+  EXPECT_EQ(r.syncs, 2u);  // the call with an unknown site counts in the totals only
+}
+
+TEST(ProbeAnalysis, EmptyStreamGivesAnEmptyReport) {
+  const ProbeReport r = analyze(EventStream{}, RunInfo{});
+  EXPECT_TRUE(r.sites.empty());
+  EXPECT_EQ(r.syncs, 0u);
+  EXPECT_EQ(r.version, kReportVersion);
+  ASSERT_EQ(r.runs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace synclint::probe

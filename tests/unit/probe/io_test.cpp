@@ -1,0 +1,255 @@
+// Stream and report JSON round trips, version checks, merging and the Chrome trace.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "analysis/report_io.h"
+#include "analysis/stream_io.h"
+#include "analysis/trace.h"
+#include "stream_builder.h"
+
+namespace synclint::probe {
+namespace {
+
+using nlohmann::json;
+using testing::StreamBuilder;
+
+EventStream sample_stream() {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42, "train_step");
+  b.kernel(0, 5, 10, 1010);
+  b.copy_d2h(10, 5, 1010, 1012, site);
+  b.sync(20, 1015, site);
+  b.kernel(1115, 5, 1125, 2125);
+  b.s.dropped_activity_records = 2;
+  return b.done();
+}
+
+ProbeReport sample_report(std::int32_t rank, double saving) {
+  ProbeReport r;
+  r.run.command = {"python3", "train.py"};
+  r.run.cwd = "/w";
+  r.run.hostname = "gpu1";
+  r.run.pid = 100 + rank;
+  r.run.rank = rank;
+  r.run.gpu_name = "NVIDIA H200";
+  r.run.wall_ms = 1000 + rank;
+  r.runs = {r.run};
+  SiteResult s;
+  s.site = {"/w/train.py", 42, "train_step", "python"};
+  s.api = "cudaStreamSynchronize";
+  s.rule_guess = "SYNC001|SYNC003";
+  s.calls = 300;
+  s.host_blocked_ms = 12.5;
+  s.gpu_idle_ms = 9.25;
+  s.predicted_saving_ms = saving;
+  s.share_of_run = saving / r.run.wall_ms;
+  r.sites.push_back(s);
+  r.syncs = 300;
+  r.host_blocked_ms = 12.5;
+  r.gpu_idle_ms = 20;
+  r.windows = 3;
+  return r;
+}
+
+TEST(ProbeStreamIo, RoundTripKeepsEveryField) {
+  const EventStream s = sample_stream();
+  const EventStream back = parse_stream(stream_to_json(s));
+  ASSERT_EQ(back.sites.size(), 1u);
+  EXPECT_EQ(back.sites[0].path, "/w/train.py");
+  EXPECT_EQ(back.sites[0].function, "train_step");
+  EXPECT_EQ(back.dropped_activity_records, 2u);
+  ASSERT_EQ(back.host.size(), s.host.size());
+  ASSERT_EQ(back.gpu.size(), s.gpu.size());
+  for (std::size_t i = 0; i < s.host.size(); ++i) {
+    EXPECT_EQ(back.host[i].start_ns, s.host[i].start_ns);
+    EXPECT_EQ(back.host[i].end_ns, s.host[i].end_ns);
+    EXPECT_EQ(back.host[i].kind, s.host[i].kind);
+    EXPECT_EQ(back.host[i].api, s.host[i].api);
+    EXPECT_EQ(back.host[i].site, s.host[i].site);
+    EXPECT_EQ(back.host[i].correlation_id, s.host[i].correlation_id);
+  }
+  for (std::size_t i = 0; i < s.gpu.size(); ++i) {
+    EXPECT_EQ(back.gpu[i].name, s.gpu[i].name);
+    EXPECT_EQ(back.gpu[i].kind, s.gpu[i].kind);
+    EXPECT_EQ(back.gpu[i].stream, s.gpu[i].stream);
+  }
+}
+
+TEST(ProbeStreamIo, RejectsBadInputWithClearMessages) {
+  auto message = [](const std::string& text) {
+    try {
+      parse_stream(text, "rec.json");
+    } catch (const ProbeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("{").find("rec.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(message(R"({"format":"x"})").find("not a synclint probe stream"), std::string::npos);
+  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":9})").find("version 9 is not supported"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",0]]})")
+                .find("site index 0 out of range"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"teleport","x",-1]]})")
+                .find("unknown kind"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,2]]})").find("gpu[0]"), std::string::npos);
+  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,"a",0,0,0,"kernel","k"]]})").find("gpu[0]"),
+            std::string::npos);
+}
+
+TEST(ProbeReportIo, RoundTrip) {
+  const ProbeReport r = sample_report(0, 7.5);
+  const ProbeReport back = parse_report(report_to_json(r));
+  EXPECT_EQ(back.version, kReportVersion);
+  EXPECT_EQ(back.run.command, r.run.command);
+  EXPECT_EQ(back.run.cwd, "/w");
+  EXPECT_EQ(back.run.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(back.run.rank, 0);
+  ASSERT_EQ(back.runs.size(), 1u);
+  ASSERT_EQ(back.sites.size(), 1u);
+  EXPECT_EQ(back.sites[0].site.path, "/w/train.py");
+  EXPECT_EQ(back.sites[0].site.line, 42u);
+  EXPECT_EQ(back.sites[0].site.language, "python");
+  EXPECT_EQ(back.sites[0].rule_guess, "SYNC001|SYNC003");
+  EXPECT_EQ(back.sites[0].calls, 300u);
+  EXPECT_DOUBLE_EQ(back.sites[0].predicted_saving_ms, 7.5);
+  EXPECT_DOUBLE_EQ(back.sites[0].gpu_idle_ms, 9.25);
+  EXPECT_EQ(back.syncs, 300u);
+  EXPECT_DOUBLE_EQ(back.gpu_idle_ms, 20);
+  EXPECT_EQ(back.windows, 3u);
+  // The analysis output round-trips too.
+  const ProbeReport analysed = analyze(sample_stream());
+  EXPECT_EQ(report_to_json(parse_report(report_to_json(analysed))), report_to_json(analysed));
+}
+
+TEST(ProbeReportIo, NewerVersionIsRejectedWithAClearMessage) {
+  json doc = json::parse(report_to_json(sample_report(0, 1)));
+  doc["version"] = kReportVersion + 1;
+  try {
+    parse_report(doc.dump(), "future.json");
+    FAIL() << "a newer report version was accepted";
+  } catch (const ProbeError& e) {
+    EXPECT_NE(std::string(e.what()).find("future.json: report version 2 is newer than this synclint understands (1)"),
+              std::string::npos)
+        << e.what();
+  }
+  doc["version"] = kReportVersion;
+  doc["schema"] = "something-else";
+  EXPECT_THROW(parse_report(doc.dump()), ProbeError);
+  doc["schema"] = "synclint-probe-report";
+  doc["sites"][0]["calls"] = "many";
+  EXPECT_THROW(parse_report(doc.dump()), ProbeError);
+  doc.erase("sites");
+  EXPECT_THROW(parse_report(doc.dump()), ProbeError);
+}
+
+TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
+  ProbeReport r0 = sample_report(0, 6), r1 = sample_report(1, 4);
+  SiteResult other = r1.sites[0];
+  other.site.line = 50;
+  other.predicted_saving_ms = 20;
+  r1.sites.push_back(other);
+  r1.syncs += other.calls;
+  const ProbeReport m = merge({r1, r0});
+  ASSERT_EQ(m.runs.size(), 2u);
+  EXPECT_EQ(m.run.rank, 0);
+  EXPECT_EQ(m.run.status, "ok");
+  EXPECT_DOUBLE_EQ(m.run.wall_ms, 1001);
+  ASSERT_EQ(m.sites.size(), 2u);
+  EXPECT_EQ(m.sites[0].site.line, 50u);  // largest saving first
+  EXPECT_EQ(m.sites[1].calls, 600u);
+  EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
+  EXPECT_DOUBLE_EQ(m.sites[1].host_blocked_ms, 25);
+  EXPECT_DOUBLE_EQ(m.sites[1].share_of_run, 10.0 / 2001.0);
+  EXPECT_EQ(m.syncs, 900u);
+  EXPECT_EQ(m.windows, 6u);
+  // A merged report merges again (runs are kept, not nested).
+  EXPECT_EQ(merge({m, sample_report(2, 1)}).runs.size(), 3u);
+  // Status: one process without data makes the merge partial.
+  ProbeReport bad = sample_report(3, 0);
+  bad.run.status = "cupti-unavailable: libcupti.so not found";
+  EXPECT_EQ(merge({r0, bad}).run.status, "partial: 1 of 2 processes: cupti-unavailable: libcupti.so not found");
+  EXPECT_EQ(merge({bad}).run.status, "cupti-unavailable: libcupti.so not found");
+}
+
+TEST(ProbeReportIo, TableShowsRankedSitesRelativeToTheRunDirectory) {
+  const std::string table = format_table(merge({sample_report(0, 6)}));
+  EXPECT_NE(table.find("train.py:42 (train_step) cudaStreamSynchronize"), std::string::npos) << table;
+  EXPECT_EQ(table.find("/w/train.py"), std::string::npos) << table;
+  EXPECT_NE(table.find("SYNC001|SYNC003"), std::string::npos);
+  EXPECT_NE(table.find("6.00 ms"), std::string::npos);
+  EXPECT_NE(table.find("0.6%"), std::string::npos) << table;
+  EXPECT_NE(table.find("predicted saving"), std::string::npos);
+}
+
+TEST(ProbeTrace, WritesValidTraceEventJsonWithNamedTracksAndBubbles) {
+  std::ostringstream out;
+  {
+    TraceWriter w(out, 1234, "python3 train.py");
+    const EventStream s = sample_stream();
+    // Two windows: the bubble spans the cut.
+    EventStream a = s, b = s;
+    a.host.resize(3);
+    a.gpu.resize(2);
+    b.host.erase(b.host.begin(), b.host.begin() + 3);
+    b.gpu.erase(b.gpu.begin(), b.gpu.begin() + 2);
+    w.add(a);
+    w.add(b);
+  }
+  const json doc = json::parse(out.str());
+  ASSERT_TRUE(doc["traceEvents"].is_array());
+  std::set<std::string> track_names, slice_names;
+  for (const auto& e : doc["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("name")) << e.dump();
+    EXPECT_EQ(e["pid"], 1234);
+    if (e["ph"] == "M") {
+      if (e["name"] == "thread_name") track_names.insert(e["args"]["name"].get<std::string>());
+      continue;
+    }
+    ASSERT_EQ(e["ph"], "X");
+    ASSERT_TRUE(e.contains("ts") && e.contains("dur") && e.contains("tid")) << e.dump();
+    EXPECT_GE(e["dur"].get<double>(), 0);
+    slice_names.insert(e["name"].get<std::string>());
+  }
+  EXPECT_TRUE(track_names.count("host thread 1"));
+  EXPECT_TRUE(track_names.count("GPU 0 stream 7"));
+  EXPECT_TRUE(track_names.count("GPU 0 idle"));
+  EXPECT_TRUE(slice_names.count("train.py:42 cudaStreamSynchronize"));
+  EXPECT_TRUE(slice_names.count("GPU idle after train.py:42 cudaStreamSynchronize"));
+  EXPECT_TRUE(slice_names.count("kernel"));
+  for (const auto& e : doc["traceEvents"])
+    if (e["name"] == "GPU idle after train.py:42 cudaStreamSynchronize") {
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 1012);
+      EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 113);
+    }
+}
+
+TEST(ProbeTrace, MergeAlignsProcessesOnTheirOrigin) {
+  std::ostringstream a, b;
+  {
+    TraceWriter w(a, 1, "rank 0");
+    w.add(sample_stream());
+  }
+  {
+    EventStream s = sample_stream();
+    for (auto& h : s.host) h.start_ns += 5000, h.end_ns += 5000;
+    for (auto& g : s.gpu) g.start_ns += 5000, g.end_ns += 5000;
+    s.run_start_ns = 5000;
+    TraceWriter w(b, 2, "rank 1");
+    w.add(s);
+  }
+  const json doc = json::parse(merge_traces({a.str(), b.str()}));
+  double first_host_rank1 = -1;
+  for (const auto& e : doc["traceEvents"])
+    if (e["pid"] == 2 && e["ph"] == "X" && first_host_rank1 < 0) first_host_rank1 = e["ts"].get<double>();
+  EXPECT_DOUBLE_EQ(first_host_rank1, 5.0);  // 5000 ns later than rank 0's origin
+  EXPECT_THROW(merge_traces({"{\"x\":1}"}), ProbeError);
+}
+
+}  // namespace
+}  // namespace synclint::probe
