@@ -58,7 +58,8 @@ def main():
     labels = torch.randint(0, 10, (8, args.batch), device=device)
 
     history = []
-    pending = []
+    # The statistics of the steps since the last copy: the loss and one gradient norm per parameter.
+    stats = torch.zeros(args.log_every, 1 + len(list(model.parameters())), device=device)
     start = time.perf_counter()
     for step in range(args.warmup + args.steps):
         if step == args.warmup:
@@ -81,11 +82,11 @@ def main():
                 norms[name] = param.grad.norm().item()
             history.append(norms)
         elif args.log == "batched":
-            grad_norms = torch.stack([param.grad.norm() for param in model.parameters()])
-            pending.append(torch.cat([loss.detach().reshape(1), grad_norms]))
-            if step % args.log_every == 0:
-                history.extend(torch.stack(pending).cpu().tolist())
-                pending.clear()
+            row = step % args.log_every
+            stats[row, 0] = loss.detach()
+            stats[row, 1:] = torch.stack([param.grad.norm() for param in model.parameters()])
+            if (step + 1) % args.log_every == 0:
+                history.extend(stats.tolist())
 
     if device == "cuda":
         torch.cuda.synchronize()
