@@ -100,6 +100,9 @@ struct Report {
   std::vector<Finding> findings;
   std::vector<FileError> errors;
   std::size_t files_checked = 0;
+  // The files checked, as findings name them, in checking order (files_checked == checked_paths.size()
+  // when the engine fills it). The JUnit emitter lists each clean file as a passing test case.
+  std::vector<std::string> checked_paths;
   bool has_costs = false;                      // a probe report was joined
   std::vector<RuntimeSite> missed_by_static;   // runtime syncs no finding covers (only with costs)
 };

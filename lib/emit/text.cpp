@@ -1,0 +1,275 @@
+// Text output, clang/ruff style: "path:line:col: warning: message [SYNC001 tensor-item]", the source
+// line with a caret under the range, notes for related locations, the fix and the measured cost.
+#include <algorithm>
+#include <map>
+
+#include "emit/detail.h"
+
+namespace synclint::emit::detail {
+
+namespace {
+
+constexpr std::size_t kTabStop = 8;
+constexpr std::size_t kContextBeforeMarker = 60;  // cells kept before the marker when a line is cut
+constexpr std::string_view kCut = "...";
+
+struct Cell {
+  std::string text;
+  std::size_t width = 0;
+};
+
+std::vector<Cell> cells_of(std::string_view line) {
+  std::vector<Cell> cells;
+  std::size_t column = 0;  // display column so far, for tab stops
+  for (const CodePoint& cp : decode_utf8(line)) {
+    Cell cell;
+    if (cp.valid && cp.value == '\t') {
+      cell.width = kTabStop - column % kTabStop;
+      cell.text.assign(cell.width, ' ');
+    } else if (!cp.valid || cp.value < 0x20 || cp.value == 0x7F || (cp.value >= 0x80 && cp.value < 0xA0)) {
+      append_utf8(cell.text, 0xFFFD);
+      cell.width = 1;
+    } else {
+      cell.text.assign(line.substr(cp.offset, cp.size));
+      cell.width = static_cast<std::size_t>(display_width(cp.value));
+    }
+    column += cell.width;
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+}  // namespace
+
+Snippet render_snippet(std::string_view line, std::uint32_t first_column, std::optional<std::uint32_t> end_column,
+                       std::size_t max_width) {
+  const std::vector<Cell> cells = cells_of(line);
+  const std::size_t n = cells.size();
+  // Cells [first, last) are marked (0-based); first == n marks the position just past the line's end.
+  const std::size_t first = std::min<std::size_t>(first_column > 0 ? first_column - 1 : 0, n);
+  std::size_t last = end_column ? std::min<std::size_t>(*end_column > 0 ? *end_column - 1 : 0, n) : n;
+  if (last <= first) last = first + 1;
+
+  // The window of cells shown: all of them unless the line is wider than max_width.
+  std::vector<std::size_t> start_cell(n + 1, 0);  // display column where each cell starts
+  for (std::size_t i = 0; i < n; ++i) start_cell[i + 1] = start_cell[i] + cells[i].width;
+  std::size_t from = 0;
+  std::size_t to = n;
+  if (start_cell[n] > max_width) {
+    const std::size_t marker_at = start_cell[first];
+    const std::size_t window_start = marker_at > kContextBeforeMarker ? marker_at - kContextBeforeMarker : 0;
+    while (from < n && start_cell[from] < window_start) ++from;
+    to = from;
+    while (to < n && start_cell[to + 1] - start_cell[from] <= max_width) ++to;
+  }
+
+  Snippet out;
+  if (from > 0) {
+    out.source += kCut;
+    out.marker.append(kCut.size(), ' ');
+  }
+  bool placed = false;
+  for (std::size_t i = from; i < to; ++i) {
+    out.source += cells[i].text;
+    const std::size_t w = cells[i].width;
+    if (i >= first && i < last) {
+      if (!placed && w > 0) {
+        out.marker += '^';
+        out.marker.append(w - 1, '~');
+        placed = true;
+      } else {
+        out.marker.append(w, placed ? '~' : ' ');
+      }
+    } else {
+      out.marker.append(w, ' ');
+    }
+  }
+  if (to < n) out.source += kCut;
+  if (!placed) out.marker += '^';
+  while (!out.marker.empty() && out.marker.back() == ' ') out.marker.pop_back();
+  return out;
+}
+
+namespace {
+
+struct Palette {
+  bool on = false;
+  std::string wrap(std::string_view code, std::string_view text) const {
+    if (!on) return std::string(text);
+    return "\x1b[" + std::string(code) + "m" + std::string(text) + "\x1b[0m";
+  }
+  std::string bold(std::string_view t) const { return wrap("1", t); }
+  std::string severity(std::string_view word, Severity s) const {
+    switch (s) {
+      case Severity::Error: return wrap("1;31", std::string(word) + ":");
+      case Severity::Warning: return wrap("1;35", std::string(word) + ":");
+      case Severity::Note: return wrap("1;36", std::string(word) + ":");
+    }
+    return std::string(word) + ":";
+  }
+  std::string marker(std::string_view t) const { return wrap("1;32", t); }
+  std::string label(std::string_view t) const { return wrap("1;34", t); }
+  std::string gutter(std::string_view t) const { return wrap("34", t); }
+};
+
+class TextWriter {
+ public:
+  TextWriter(std::ostream& out, const Report& report, const Catalog& catalog, const Options& options)
+      : out_(out), report_(report), catalog_(catalog), options_(options), sources_(options) {
+    palette_.on = options.color;
+  }
+
+  void write() {
+    if (options_.statistics) {
+      statistics();
+    } else {
+      for (const Finding& f : report_.findings) finding(f);
+    }
+    for (const FileError& e : report_.errors) {
+      out_ << palette_.bold(location_text(e) + ":") << ' '
+           << palette_.severity(e.fatal ? "error" : "warning", e.fatal ? Severity::Error : Severity::Warning) << ' '
+           << one_line(e.message) << '\n';
+    }
+    if (report_.has_costs && !report_.missed_by_static.empty()) missed();
+    summary();
+  }
+
+ private:
+  void header(const SourceRange& range, std::string_view word, Severity severity, const std::string& message,
+              const std::string& tag) {
+    out_ << palette_.bold(location_text(range) + ":") << ' ' << palette_.severity(word, severity) << ' '
+         << palette_.bold(one_line(message));
+    if (!tag.empty()) out_ << ' ' << tag;
+    out_ << '\n';
+  }
+
+  void snippet(const SourceRange& range) {
+    if (!options_.show_source || range.begin.line == 0) return;
+    const auto line = sources_.line(range.path, range.begin.line);
+    if (!line) return;
+    std::optional<std::uint32_t> end;
+    if (range.end.line == range.begin.line) end = range.end.column;
+    const Snippet s = render_snippet(*line, range.begin.column, end);
+    std::string number = std::to_string(range.begin.line);
+    if (number.size() < 5) number.insert(0, 5 - number.size(), ' ');
+    const std::string blank(number.size(), ' ');
+    out_ << palette_.gutter(number + " |") << (s.source.empty() ? "" : " ") << s.source << '\n';
+    const std::size_t indent = s.marker.find_first_not_of(' ');
+    out_ << palette_.gutter(blank + " |") << ' ' << s.marker.substr(0, indent) << palette_.marker(s.marker.substr(indent))
+         << '\n';
+  }
+
+  // "  label: text", continuation lines of a multi-line text indented under the text.
+  void labelled(std::string_view label, std::string_view text) {
+    const std::string indent(label.size() + 4, ' ');
+    out_ << "  " << palette_.label(std::string(label) + ":") << ' ';
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t nl = text.find('\n', start);
+      out_ << one_line(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start)) << '\n';
+      if (nl == std::string_view::npos) break;
+      start = nl + 1;
+      out_ << indent;
+    }
+  }
+
+  void finding(const Finding& f) {
+    header(f.range, to_string(f.severity), f.severity, f.message, rule_tag(f));
+    snippet(f.range);
+    for (const RelatedLocation& r : f.related) {
+      header(r.range, "note", Severity::Note, r.message, "");
+      snippet(r.range);
+    }
+    if (!f.fix.empty()) labelled("fix", f.fix);
+    if (f.cost) {
+      labelled("cost", cost_text(*f.cost));
+    } else if (report_.has_costs) {
+      labelled("cost", "never ran under the probe");
+    }
+    if (options_.show_source) out_ << '\n';
+  }
+
+  void missed() {
+    out_ << palette_.bold("Runtime synchronizations missed by static analysis:") << '\n';
+    for (const RuntimeSite& site : report_.missed_by_static) {
+      out_ << "  " << palette_.bold(location_text(site.range) + ":") << ' ' << one_line(site.api);
+      if (!site.function.empty()) out_ << " in " << one_line(site.function);
+      out_ << ": " << cost_text(site.cost) << '\n';
+    }
+    if (options_.show_source) out_ << '\n';
+  }
+
+  // One row per rule: count, id, name, [predicted saving], summary; most frequent first.
+  void statistics() {
+    struct Row {
+      std::string id, name;
+      std::size_t count = 0;
+      double saving_ms = 0;
+    };
+    std::map<std::string, Row> rows;
+    for (const Finding& f : report_.findings) {
+      Row& row = rows[f.rule_id];
+      row.id = f.rule_id;
+      row.name = f.rule_name;
+      ++row.count;
+      if (f.cost) row.saving_ms += f.cost->predicted_saving_ms;
+    }
+    std::vector<Row> sorted;
+    for (auto& [id, row] : rows) sorted.push_back(std::move(row));
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) { return a.count > b.count; });
+    std::size_t count_w = 0, id_w = 0, name_w = 0, saving_w = 0;
+    std::vector<std::string> savings;
+    for (const Row& r : sorted) {
+      count_w = std::max(count_w, std::to_string(r.count).size());
+      id_w = std::max(id_w, r.id.size());
+      name_w = std::max(name_w, r.name.size());
+      char buffer[48];
+      std::snprintf(buffer, sizeof buffer, "%.1f ms", r.saving_ms);
+      savings.emplace_back(buffer);
+      saving_w = std::max(saving_w, savings.back().size());
+    }
+    const auto pad = [](std::string s, std::size_t w, bool right) {
+      if (s.size() < w) s.insert(right ? 0 : s.size(), w - s.size(), ' ');
+      return s;
+    };
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      const Row& r = sorted[i];
+      std::string line = pad(std::to_string(r.count), count_w, true) + "  " + pad(r.id, id_w, false) + "  " +
+                         pad(r.name, name_w, false);
+      if (report_.has_costs) line += "  " + pad(savings[i], saving_w, true);
+      if (const Rule* rule = catalog_.find(r.id)) line += "  " + rule->summary;
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out_ << one_line(line) << '\n';
+    }
+  }
+
+  void summary() {
+    const Counts counts = count_severities(report_);
+    const std::string files = plural(report_.files_checked, "file", "files");
+    std::string line;
+    if (counts.total() > 0) {
+      line = "Found " + plural(counts.total(), "finding", "findings") + " (" + severity_breakdown(counts) + ") in " + files;
+    } else if (report_.errors.empty()) {
+      line = "All checked: no findings in " + files;
+    } else {
+      line = "No findings in " + files;
+    }
+    if (!report_.errors.empty()) line += "; " + plural(report_.errors.size(), "error", "errors");
+    out_ << line << ".\n";
+  }
+
+  std::ostream& out_;
+  const Report& report_;
+  const Catalog& catalog_;
+  const Options& options_;
+  SourceCache sources_;
+  Palette palette_;
+};
+
+}  // namespace
+
+void write_text(std::ostream& out, const Report& report, const Catalog& catalog, const Options& options) {
+  TextWriter(out, report, catalog, options).write();
+}
+
+}  // namespace synclint::emit::detail

@@ -1,0 +1,229 @@
+#include <gtest/gtest.h>
+
+#include "emit/detail.h"
+#include "emit_test_util.h"
+
+namespace synclint::emit {
+namespace {
+
+using detail::render_snippet;
+using testing::count;
+using testing::make_finding;
+using testing::options_with_source;
+using testing::render;
+
+// --- caret alignment -----------------------------------------------------------------------------
+
+TEST(Snippet, CaretSpansTheRange) {
+  const auto s = render_snippet("    total += loss.item()", 14, 25);
+  EXPECT_EQ(s.source, "    total += loss.item()");
+  EXPECT_EQ(s.marker, std::string(13, ' ') + "^" + std::string(10, '~'));
+}
+
+TEST(Snippet, TabsExpandToTheSameColumnsInBothLines) {
+  // Column 3 is 'x' after two tabs: display column 16.
+  const auto s = render_snippet("\t\tx.item()", 3, 11);
+  EXPECT_EQ(s.source, std::string(16, ' ') + "x.item()");
+  EXPECT_EQ(s.marker, std::string(16, ' ') + "^" + std::string(7, '~'));
+  // A tab after text advances to the next tab stop, not by eight.
+  const auto t = render_snippet("ab\tc", 4, 5);
+  EXPECT_EQ(t.source, "ab      c");
+  EXPECT_EQ(t.marker, "        ^");
+}
+
+TEST(Snippet, ColumnsCountCodePointsNotBytes) {
+  // "é" is two bytes, one column; the caret under "loss" must not shift.
+  const auto s = render_snippet("f\"pérte {loss}\"", 10, 14);
+  EXPECT_EQ(s.marker, "         ^~~~");
+}
+
+TEST(Snippet, WideCharactersTakeTwoCells) {
+  // Each CJK character is one code point but two terminal cells.
+  const auto s = render_snippet("print(\"損失\", loss)", 13, 17);
+  EXPECT_EQ(s.marker, std::string(14, ' ') + "^~~~");
+  const auto under_wide = render_snippet("x = \"損\"", 6, 7);
+  EXPECT_EQ(under_wide.marker, "     ^~");
+}
+
+TEST(Snippet, EmptyOrReversedRangeGetsOneCaret) {
+  EXPECT_EQ(render_snippet("abc", 2, 2).marker, " ^");
+  EXPECT_EQ(render_snippet("abc", 3, 1).marker, "  ^");
+}
+
+TEST(Snippet, RangeToEndOfLineWhenItContinues) {
+  EXPECT_EQ(render_snippet("if (a and", 4, std::nullopt).marker, "   ^~~~~~");
+}
+
+TEST(Snippet, CaretPastTheEndOfTheLine) {
+  EXPECT_EQ(render_snippet("ab", 3, 4).marker, "  ^");
+  EXPECT_EQ(render_snippet("ab", 9, 12).marker, "  ^");
+}
+
+TEST(Snippet, ControlCharactersAndInvalidUtf8ShowAsReplacement) {
+  const auto s = render_snippet(std::string("a\x1b[31mb\xff") + "c", 9, 10);
+  EXPECT_EQ(s.source.find('\x1b'), std::string::npos);
+  EXPECT_EQ(s.source, "a\xEF\xBF\xBD[31mb\xEF\xBF\xBD" "c");
+  EXPECT_EQ(s.marker, "        ^");
+}
+
+TEST(Snippet, LongLinesAreCutAroundTheCaret) {
+  const std::string line = std::string(1000, 'a') + "loss.item()" + std::string(1000, 'b');
+  const auto s = render_snippet(line, 1001, 1012, 120);
+  EXPECT_TRUE(s.source.starts_with("...")) << s.source.substr(0, 10);
+  EXPECT_TRUE(s.source.ends_with("...")) << s.source;
+  EXPECT_LE(s.source.size(), 126u);
+  const std::size_t caret = s.marker.find('^');
+  ASSERT_NE(caret, std::string::npos);
+  EXPECT_EQ(s.source.substr(caret, 11), "loss.item()");
+  EXPECT_EQ(s.marker.substr(caret), "^" + std::string(10, '~'));
+}
+
+// --- whole output ----------------------------------------------------------------------------------
+
+TEST(Text, FindingLineSourceAndCaret) {
+  Report report;
+  report.files_checked = 1;
+  report.findings = {make_finding("t.py", 2, 11, 19)};
+  const std::string out = render(Format::Text, report, options_with_source("t.py", "for x in xs:\n\ttotal += x.item()\n"));
+  EXPECT_EQ(out, "t.py:2:11: warning: `x.item()` waits for the GPU [SYNC001 tensor-item]\n"
+                 "    2 | " + std::string(8, ' ') + "total += x.item()\n" +
+                 "      | " + std::string(17, ' ') + "^" + std::string(7, '~') + "\n" +
+                 "\n"
+                 "Found 1 finding (1 warning) in 1 file.\n");
+}
+
+TEST(Text, CrlfLineEndingsAreNotPrinted) {
+  Report report;
+  report.findings = {make_finding("t.py", 1, 1, 2)};
+  const std::string out = render(Format::Text, report, options_with_source("t.py", "x\r\ny\r\n"));
+  EXPECT_NE(out.find("    1 | x\n"), std::string::npos) << out;
+}
+
+TEST(Text, NoSnippetWhenSourceIsUnavailableOrOff) {
+  Report report;
+  report.findings = {make_finding("missing.py", 1, 1, 2)};
+  EXPECT_EQ(count(render(Format::Text, report), " | "), 0u);
+  report.findings = {make_finding("t.py", 1, 1, 2)};
+  emit::Options o = options_with_source("t.py", "x = 1\n");
+  o.show_source = false;
+  EXPECT_EQ(render(Format::Text, report, o),
+            "t.py:1:1: warning: `x.item()` waits for the GPU [SYNC001 tensor-item]\n"
+            "Found 1 finding (1 warning) in 0 files.\n");
+  // A line past the end of the file has no snippet either.
+  report.findings = {make_finding("t.py", 7, 1, 2)};
+  EXPECT_EQ(count(render(Format::Text, report, options_with_source("t.py", "x = 1\n")), " | "), 0u);
+}
+
+TEST(Text, RelatedFixAndCost) {
+  Report report;
+  Finding f = make_finding("t.py", 3, 5, 6);
+  f.related = {{testing::range("t.py", 1, 1, 1, 4), "inside this loop"}};
+  f.fix = "keep it on the GPU";
+  f.cost = SiteCost{1234, 12.34, 4.5, 15.06, 0.032};
+  report.findings = {f};
+  emit::Options o = testing::sample_options();
+  o.show_source = false;
+  EXPECT_EQ(render(Format::Text, report, o),
+            "t.py:3:5: warning: `x.item()` waits for the GPU [SYNC001 tensor-item]\n"
+            "t.py:1:1: note: inside this loop\n"
+            "  fix: keep it on the GPU\n"
+            "  cost: 1,234 calls, host blocked 12.3 ms, GPU idle 4.5 ms, predicted saving 15.1 ms (3.2% of run)\n"
+            "Found 1 finding (1 warning) in 0 files.\n");
+}
+
+TEST(Text, CostsJoinedButSiteNeverRanAndMissedSites) {
+  Report report;
+  report.has_costs = true;
+  report.findings = {make_finding("t.py", 3, 5, 6)};
+  report.missed_by_static = {RuntimeSite{testing::range("d.py", 12, 0, 12, 0), "Loader.next", "cudaStreamSynchronize",
+                                         SiteCost{1, 0.004, 0, 0.02, 0.0001}}};
+  emit::Options o = testing::sample_options();
+  o.show_source = false;
+  const std::string out = render(Format::Text, report, o);
+  EXPECT_NE(out.find("  cost: never ran under the probe\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("Runtime synchronizations missed by static analysis:\n"
+                     "  d.py:12: cudaStreamSynchronize in Loader.next: 1 call, host blocked 0.004 ms, GPU idle 0.0 ms, "
+                     "predicted saving 0.020 ms (<0.1% of run)\n"),
+            std::string::npos)
+      << out;
+  // Without a joined probe report neither appears.
+  report.has_costs = false;
+  const std::string plain = render(Format::Text, report, o);
+  EXPECT_EQ(plain.find("cost:"), std::string::npos);
+  EXPECT_EQ(plain.find("Runtime synchronizations"), std::string::npos);
+}
+
+TEST(Text, EmptyReport) {
+  Report report;
+  report.files_checked = 12;
+  EXPECT_EQ(render(Format::Text, report), "All checked: no findings in 12 files.\n");
+  report.files_checked = 1;
+  EXPECT_EQ(render(Format::Text, report), "All checked: no findings in 1 file.\n");
+}
+
+TEST(Text, ErrorsWithAndWithoutPosition) {
+  Report report;
+  report.files_checked = 2;
+  report.errors = {FileError{"bad.py", "invalid syntax", true, Position{3, 7}},
+                   FileError{"dir/big.py", "file too large\nskipped", false, std::nullopt}};
+  EXPECT_EQ(render(Format::Text, report),
+            "bad.py:3:7: error: invalid syntax\n"
+            "dir/big.py: warning: file too large skipped\n"
+            "No findings in 2 files; 2 errors.\n");
+}
+
+TEST(Text, SummaryCountsEachSeverity) {
+  Report report;
+  report.files_checked = 3;
+  Finding note = make_finding("a.py", 1, 1, 2);
+  note.severity = Severity::Note;
+  Finding error = make_finding("a.py", 2, 1, 2);
+  error.severity = Severity::Error;
+  report.findings = {make_finding("a.py", 3, 1, 2), note, note, error};
+  report.errors = {FileError{"b.py", "unreadable", true, std::nullopt}};
+  emit::Options o = testing::sample_options();
+  o.show_source = false;
+  const std::string out = render(Format::Text, report, o);
+  EXPECT_TRUE(out.ends_with("Found 4 findings (1 error, 1 warning, 2 notes) in 3 files; 1 error.\n")) << out;
+  EXPECT_NE(out.find("a.py:2:1: error: "), std::string::npos);
+  EXPECT_NE(out.find("a.py:1:1: note: "), std::string::npos);
+}
+
+TEST(Text, ColourOnlyWhenAsked) {
+  Report report = testing::sample_report();
+  emit::Options o = testing::sample_options();
+  EXPECT_EQ(render(Format::Text, report, o).find('\x1b'), std::string::npos);
+  o.color = true;
+  const std::string out = render(Format::Text, report, o);
+  EXPECT_NE(out.find("\x1b[1msrc/model.py:3:18:\x1b[0m \x1b[1;35mwarning:\x1b[0m"), std::string::npos) << out;
+  EXPECT_NE(out.find("\x1b[1;36mnote:\x1b[0m"), std::string::npos);
+  EXPECT_NE(out.find("\x1b[1;31merror:\x1b[0m"), std::string::npos);
+  EXPECT_NE(out.find("\x1b[34m      |\x1b[0m" + std::string(18, ' ') + "\x1b[1;32m^" + std::string(19, '~') + "\x1b[0m\n"),
+            std::string::npos)
+      << "only the marker itself is coloured";
+}
+
+TEST(Text, MessagesStayOnOneLine) {
+  Report report;
+  report.findings = {make_finding("a.py", 1, 1, 2, "two\nlines\x1b[2J")};
+  emit::Options o = testing::sample_options();
+  o.show_source = false;
+  const std::string out = render(Format::Text, report, o);
+  EXPECT_NE(out.find("warning: two lines [2J [SYNC001"), std::string::npos) << out;
+}
+
+TEST(Text, StatisticsTable) {
+  Report report = testing::sample_report();
+  emit::Options o = testing::sample_options();
+  o.statistics = true;
+  const std::string out = render(Format::Text, report, o);
+  EXPECT_EQ(out.find("waits for the GPU every step"), std::string::npos) << "statistics replace the findings";
+  EXPECT_NE(out.find("2  SYNC001  tensor-item        417.6 ms  `.item()` on a GPU tensor in hot code.\n"),
+            std::string::npos)
+      << out;
+  EXPECT_LT(out.find("SYNC001"), out.find("SYNC005")) << "most frequent first";
+  EXPECT_NE(out.find("src/broken.py:3:5: error:"), std::string::npos) << "errors are still listed";
+}
+
+}  // namespace
+}  // namespace synclint::emit
