@@ -1,0 +1,482 @@
+// analyze_project: parse every file (in parallel, one parser per thread), index functions, classes and
+// imports, then walk all files in rounds until the shared summaries (return values, parameter facts,
+// class attributes, effects) and the hot context of every function stop changing; the last round's
+// findings are the result.
+#include "python/analyzer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "core/catalog.h"
+#include "python/project.h"
+#include "python/walker.h"
+
+namespace synclint::python {
+namespace {
+
+constexpr int kMaxRounds = 4;
+constexpr std::size_t kMaxSyntaxErrors = 5;
+
+template <class Fn>
+void parallel_for(std::size_t n, unsigned jobs, Fn&& fn) {
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, jobs), n);
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i, 0u);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i, static_cast<unsigned>(t));
+    });
+  for (auto& th : pool) th.join();
+}
+
+std::string module_of_path(const std::string& path, std::vector<std::string>& parts) {
+  parts.clear();
+  std::string p = path;
+  if (p.ends_with(".py")) p.resize(p.size() - 3);
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    const auto slash = p.find('/', start);
+    std::string part = p.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (!parts.empty() && parts.back() == "__init__") parts.pop_back();
+  return parts.empty() ? std::string() : parts.back();
+}
+
+// Functions, classes, imports, comments and syntax errors of one file: one iterative pass.
+struct LocalIndex {
+  std::vector<FuncInfo> funcs;    // file-local ids in `parent`/`cls`
+  std::vector<ClassInfo> classes;
+};
+
+void index_file(FileModel& fm, LocalIndex& li, int file) {
+  const SourceText& src = *fm.src;
+  TSNode root = ts_tree_root_node(fm.tree);
+  FuncInfo module;
+  module.file = file;
+  module.node = root;
+  module.name = "<module>";
+  module.qualname = "<module>";
+  module.module_body = true;
+  li.funcs.push_back(module);
+
+  struct Ctx {
+    int cls = -1;
+    int func = -1;
+    std::string prefix;
+  };
+  const bool has_error = ts_node_has_error(root);
+  std::vector<Ctx> ctx{Ctx{}};
+  TSTreeCursor c = ts_tree_cursor_new(root);
+  std::size_t depth = 0;
+  auto text = [&](TSNode n) { return std::string(src.text(n)); };
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&c);
+    Ctx child = ctx[depth];
+    const K k = kind(n);
+    if (has_error && (ts_node_is_error(n) || ts_node_is_missing(n)) && fm.errors.size() < kMaxSyntaxErrors) {
+      FileError e;
+      e.path = fm.path;
+      e.fatal = true;
+      e.position = src.position(ts_node_start_point(n));
+      if (ts_node_is_missing(n)) {
+        e.message = std::string("syntax error: missing '") + ts_node_type(n) + "'";
+      } else {
+        std::string t = text(n);
+        if (auto nl = t.find('\n'); nl != std::string::npos) t.resize(nl);
+        if (t.size() > 30) t = t.substr(0, 30) + "...";
+        e.message = t.empty() ? "syntax error: invalid syntax" : "syntax error: unexpected '" + t + "'";
+      }
+      fm.errors.push_back(std::move(e));
+    }
+    if (k == K::Comment) {
+      fm.comments.push_back(Comment{src.position(ts_node_start_point(n)), src.position(ts_node_end_point(n)), text(n)});
+    } else if (k == K::FunctionDefinition) {
+      FuncInfo fi;
+      fi.file = file;
+      fi.node = n;
+      fi.name = text(field(n, "name"));
+      fi.qualname = ctx[depth].prefix + fi.name;
+      fi.cls = ctx[depth].cls;
+      fi.parent = ctx[depth].func;
+      bool is_static = false;
+      TSNode parent = ts_node_parent(n);
+      if (kind(parent) == K::DecoratedDefinition)
+        for (std::uint32_t i = 0; i < named_count(parent); ++i)
+          if (kind(named(parent, i)) == K::Decorator && src.text(named(parent, i)).find("staticmethod") != std::string_view::npos)
+            is_static = true;
+      fi.bound_first = fi.cls >= 0 && !is_static;
+      TSNode params = field(n, "parameters");
+      for (std::uint32_t i = 0; !null(params) && i < named_count(params); ++i) {
+        TSNode p = named(params, i);
+        TSNode name{}, def{};
+        switch (kind(p)) {
+          case K::Identifier: name = p; break;
+          case K::TypedParameter: name = named_count(p) > 0 ? named(p, 0) : TSNode{}; break;
+          case K::DefaultParameter:
+          case K::TypedDefaultParameter:
+            name = field(p, "name");
+            def = field(p, "value");
+            break;
+          default: break;
+        }
+        if (null(name) || kind(name) != K::Identifier) continue;
+        fi.params.push_back(text(name));
+        fi.defaults.push_back(def);
+      }
+      const int id = static_cast<int>(li.funcs.size());
+      if (fi.cls >= 0) li.classes[fi.cls].methods.emplace(fi.name, id);
+      else if (fi.parent < 0) fm.top_funcs.emplace(fi.name, id);
+      child = Ctx{-1, id, fi.qualname + "."};
+      li.funcs.push_back(std::move(fi));
+    } else if (k == K::ClassDefinition) {
+      ClassInfo ci;
+      ci.file = file;
+      ci.node = n;
+      ci.name = text(field(n, "name"));
+      TSNode sup = field(n, "superclasses");
+      for (std::uint32_t i = 0; !null(sup) && i < named_count(sup); ++i)
+        if (kind(named(sup, i)) != K::KeywordArgument) ci.bases.push_back(text(named(sup, i)));
+      const int id = static_cast<int>(li.classes.size());
+      if (ctx[depth].func < 0 && ctx[depth].cls < 0) fm.top_classes.emplace(ci.name, id);
+      child = Ctx{id, ctx[depth].func, ctx[depth].prefix + ci.name + "."};
+      li.classes.push_back(std::move(ci));
+    } else if (k == K::ImportStatement) {
+      for (std::uint32_t i = 0; i < named_count(n); ++i) {
+        TSNode item = named(n, i);
+        if (kind(item) == K::DottedName) {
+          std::string full = text(item);
+          std::string first = full.substr(0, full.find('.'));
+          fm.raw_imports.push_back({first, 0, first, {}});
+        } else if (kind(item) == K::AliasedImport) {
+          fm.raw_imports.push_back({text(field(item, "alias")), 0, text(field(item, "name")), {}});
+        }
+      }
+    } else if (k == K::ImportFromStatement) {
+      TSNode mod = field(n, "module_name");
+      int level = 0;
+      std::string module;
+      if (kind(mod) == K::RelativeImport) {
+        for (std::uint32_t i = 0; i < named_count(mod); ++i) {
+          TSNode part = named(mod, i);
+          if (kind(part) == K::ImportPrefix) level = static_cast<int>(src.text(part).size());
+          else if (kind(part) == K::DottedName) module = text(part);
+        }
+      } else if (!null(mod)) {
+        module = text(mod);
+      }
+      for (std::uint32_t i = 0; i < named_count(n); ++i) {
+        TSNode item = named(n, i);
+        if (ts_node_eq(item, mod)) continue;
+        if (kind(item) == K::DottedName) {
+          const std::string name = text(item);
+          fm.raw_imports.push_back({name, level, module, name});
+        } else if (kind(item) == K::AliasedImport) {
+          fm.raw_imports.push_back({text(field(item, "alias")), level, module, text(field(item, "name"))});
+        }
+      }
+    }
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      ++depth;
+      if (ctx.size() <= depth) ctx.resize(depth + 1);
+      ctx[depth] = std::move(child);
+      continue;
+    }
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&c)) {
+      if (!ts_tree_cursor_goto_parent(&c)) {
+        done = true;
+        break;
+      }
+      --depth;
+    }
+    if (done) break;
+  }
+  ts_tree_cursor_delete(&c);
+}
+
+bool is_module_base(const std::string& base) {
+  return base.ends_with("Module") || base.ends_with("LightningModule") || base == "nn.Module";
+}
+
+void resolve_imports(Project& p, int file, const std::unordered_map<std::string, int>& by_path) {
+  FileModel& fm = p.files[file];
+  auto dir_of = [](const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
+  };
+  auto file_at = [&](const std::string& base) -> int {
+    for (const char* suffix : {".py", "/__init__.py"}) {
+      auto it = by_path.find(base + suffix);
+      if (it != by_path.end()) return it->second;
+    }
+    return -1;
+  };
+  for (const auto& ri : fm.raw_imports) {
+    Binding b;
+    if (ri.level > 0) {
+      std::string base = dir_of(fm.path);
+      for (int i = 1; i < ri.level; ++i) base = dir_of(base);
+      std::string rel = ri.module;
+      std::replace(rel.begin(), rel.end(), '.', '/');
+      const std::string mod_path = rel.empty() ? base : (base.empty() ? rel : base + "/" + rel);
+      std::string sym_rel = ri.symbol;
+      std::replace(sym_rel.begin(), sym_rel.end(), '.', '/');
+      const int as_module = ri.symbol.empty() ? -1 : file_at(mod_path.empty() ? sym_rel : mod_path + "/" + sym_rel);
+      std::vector<std::string> parts;
+      if (as_module >= 0) {
+        b.file = as_module;
+        b.dotted = module_of_path(p.files[as_module].path, parts);
+      } else {
+        b.file = file_at(mod_path);
+        b.symbol = ri.symbol;
+        const std::string m = b.file >= 0 ? module_of_path(p.files[b.file].path, parts) : ri.module;
+        b.dotted = ri.symbol.empty() ? m : m + "." + ri.symbol;
+      }
+    } else if (ri.symbol.empty()) {
+      b.dotted = ri.module;
+      b.file = p.find_module(ri.module, file);
+    } else {
+      b.dotted = ri.module + "." + ri.symbol;
+      const int sub = p.find_module(b.dotted, file);
+      if (sub >= 0) {
+        b.file = sub;
+      } else {
+        b.file = p.find_module(ri.module, file);
+        if (b.file >= 0) b.symbol = ri.symbol;
+      }
+    }
+    if (b.file == file && b.symbol.empty()) b.file = -1;  // `import x` of itself: nothing to learn
+    fm.imports[ri.alias] = std::move(b);
+  }
+}
+
+bool same_env(const Env& a, const Env& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end() || !it->second.same(v)) return false;
+  }
+  return true;
+}
+
+bool same_summaries(const Summaries& a, const Summaries& b) {
+  if (a.funcs.size() != b.funcs.size()) return false;
+  for (std::size_t i = 0; i < a.funcs.size(); ++i) {
+    const FuncSummary &x = a.funcs[i], &y = b.funcs[i];
+    if (x.returns != y.returns || x.gpu_work != y.gpu_work || x.syncs != y.syncs || !x.ret.same(y.ret) ||
+        x.param_known != y.param_known || x.params.size() != y.params.size())
+      return false;
+    for (std::size_t j = 0; j < x.params.size(); ++j)
+      if (!x.params[j].same(y.params[j])) return false;
+  }
+  for (std::size_t i = 0; i < a.class_attrs.size(); ++i)
+    if (!same_env(Env(a.class_attrs[i].begin(), a.class_attrs[i].end()),
+                  Env(b.class_attrs[i].begin(), b.class_attrs[i].end())))
+      return false;
+  for (std::size_t i = 0; i < a.globals.size(); ++i)
+    if (!same_env(a.globals[i], b.globals[i])) return false;
+  return true;
+}
+
+void size_summaries(Summaries& s, const Project& p) {
+  s.funcs.assign(p.funcs.size(), FuncSummary{});
+  s.class_attrs.assign(p.classes.size(), {});
+  s.globals.assign(p.files.size(), {});
+}
+
+void parameter_facts(Project& p) {
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) {
+    FuncSummary& s = p.next.funcs[f];
+    s.params.assign(p.funcs[f].params.size(), Value{});
+    s.param_known.assign(p.funcs[f].params.size(), false);
+  }
+  auto add = [&](FuncSummary& s, std::size_t i, const Value& v) {
+    if (i >= s.params.size()) return;
+    s.params[i] = s.param_known[i] ? join(s.params[i], v) : v;
+    s.param_known[i] = true;
+  };
+  for (const CallEdge& e : p.edges) {
+    if (e.callee < 0) continue;
+    const FuncInfo& fi = p.funcs[e.callee];
+    FuncSummary& s = p.next.funcs[e.callee];
+    const std::size_t offset = (e.bound_self && fi.bound_first) ? 1 : 0;
+    for (std::size_t i = 0; i < e.positional.size(); ++i) add(s, i + offset, e.positional[i]);
+    for (const auto& [k, v] : e.keywords) {
+      auto it = std::find(fi.params.begin(), fi.params.end(), k);
+      if (it != fi.params.end()) add(s, static_cast<std::size_t>(it - fi.params.begin()), v);
+    }
+  }
+}
+
+std::vector<FuncHeat> compute_heat(const Project& p) {
+  std::vector<FuncHeat> h(p.funcs.size());
+  const auto& hot = p.options->hot_functions;
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) {
+    const FuncInfo& fi = p.funcs[f];
+    if (!fi.module_body && std::find(hot.begin(), hot.end(), fi.name) != hot.end()) h[f] = {Heat::Hot, -1, true};
+  }
+  for (int iter = 0; iter < 64; ++iter) {
+    bool changed = false;
+    for (std::size_t i = 0; i < p.edges.size(); ++i) {
+      const CallEdge& e = p.edges[i];
+      if (e.callee < 0 || e.caller < 0) continue;
+      Heat eh = e.lex.in_loop ? e.lex.heat : h[e.caller].heat;
+      if (!e.lex.in_loop && e.lex.periodic && eh == Heat::Hot) eh = Heat::Periodic;
+      if (eh > h[e.callee].heat) {
+        h[e.callee] = FuncHeat{eh, static_cast<int>(i), false};
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, const Options& options) {
+  std::vector<FileResult> results(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) results[i].path = files[i].path;
+  if (files.empty()) return results;
+
+  Project p;
+  p.options = &options;
+  p.catalog = options.catalog ? options.catalog : &Catalog::builtin();
+  p.files.resize(files.size());
+
+  // Display paths: relative to the folder all files share.
+  std::string common = files[0].path.substr(0, files[0].path.rfind('/') + 1);
+  for (const SourceFile& f : files)
+    while (!common.empty() && !f.path.starts_with(common)) {
+      common.pop_back();
+      common = common.substr(0, common.rfind('/') + 1);
+    }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    FileModel& fm = p.files[i];
+    fm.path = files[i].path;
+    fm.text = files[i].text;
+    fm.display = fm.path.substr(common.size());
+    p.display_of[fm.path] = fm.display;
+  }
+
+  // Parse and index, one parser per thread.
+  const unsigned jobs = std::max(1u, options.jobs);
+  std::vector<TSParser*> parsers(std::min<std::size_t>(jobs, files.size()), nullptr);
+  std::vector<LocalIndex> locals(files.size());
+  parallel_for(files.size(), jobs, [&](std::size_t i, unsigned t) {
+    if (!parsers[t]) {
+      parsers[t] = ts_parser_new();
+      ts_parser_set_language(parsers[t], python_language());
+    }
+    FileModel& fm = p.files[i];
+    fm.src = std::make_unique<SourceText>(fm.path, fm.text);
+    fm.tree = ts_parser_parse_string(parsers[t], nullptr, fm.text.data(), static_cast<std::uint32_t>(fm.text.size()));
+    if (!fm.tree) {
+      fm.errors.push_back(FileError{fm.path, "could not parse the file", true, std::nullopt});
+      fm.tree = ts_parser_parse_string(parsers[t], nullptr, "", 0);
+    }
+    index_file(fm, locals[i], static_cast<int>(i));
+  });
+  for (TSParser* parser : parsers)
+    if (parser) ts_parser_delete(parser);
+
+  // Global ids.
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    FileModel& fm = p.files[i];
+    const int fbase = static_cast<int>(p.funcs.size());
+    const int cbase = static_cast<int>(p.classes.size());
+    for (FuncInfo fi : locals[i].funcs) {
+      if (fi.cls >= 0) fi.cls += cbase;
+      if (fi.parent >= 0) fi.parent += fbase;
+      p.funcs.push_back(std::move(fi));
+    }
+    for (ClassInfo ci : locals[i].classes) {
+      for (auto& [name, id] : ci.methods) id += fbase;
+      p.classes.push_back(std::move(ci));
+    }
+    fm.module_func = fbase;
+    for (std::size_t f = 1; f < locals[i].funcs.size(); ++f) fm.funcs.push_back(fbase + static_cast<int>(f));
+    for (auto& [name, id] : fm.top_funcs) id += fbase;
+    for (auto& [name, id] : fm.top_classes) id += cbase;
+  }
+
+  // Module index and imports.
+  std::unordered_map<std::string, int> by_path;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    by_path[p.files[i].path] = static_cast<int>(i);
+    std::vector<std::string> parts;
+    module_of_path(p.files[i].path, parts);
+    std::string dotted;
+    for (std::size_t k = 0; k < parts.size() && k < 4; ++k) {
+      const std::string& part = parts[parts.size() - 1 - k];
+      dotted = dotted.empty() ? part : part + "." + dotted;
+      p.module_index[dotted].push_back(static_cast<int>(i));
+    }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) resolve_imports(p, static_cast<int>(i), by_path);
+  for (ClassInfo& ci : p.classes) {
+    for (const std::string& base : ci.bases) {
+      const std::string last = base.substr(base.rfind('.') == std::string::npos ? 0 : base.rfind('.') + 1);
+      int id = -1;
+      const FileModel& fm = p.files[ci.file];
+      if (auto it = fm.top_classes.find(base); it != fm.top_classes.end()) id = it->second;
+      if (auto it = fm.imports.find(base); id < 0 && it != fm.imports.end() && it->second.file >= 0) {
+        const FileModel& other = p.files[it->second.file];
+        if (auto jt = other.top_classes.find(it->second.symbol.empty() ? last : it->second.symbol);
+            jt != other.top_classes.end())
+          id = jt->second;
+      }
+      if (id >= 0) ci.base_ids.push_back(id);
+      if (is_module_base(base)) ci.is_module = true;
+    }
+  }
+  for (int pass = 0; pass < 8; ++pass)
+    for (ClassInfo& ci : p.classes)
+      for (int b : ci.base_ids)
+        if (p.classes[b].is_module) ci.is_module = true;
+
+  // Rounds of walks until the summaries and the heat are stable.
+  size_summaries(p.prev, p);
+  p.heat = compute_heat(p);
+  std::vector<FileOutput> outputs(files.size());
+  for (int round = 0; round < kMaxRounds; ++round) {
+    size_summaries(p.next, p);
+    for (auto& o : outputs) o = FileOutput{};
+    parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
+      walk_file(p, static_cast<int>(i), true, outputs[i]);
+    });
+    p.edges.clear();
+    for (auto& o : outputs)
+      for (auto& e : o.edges) p.edges.push_back(std::move(e));
+    parameter_facts(p);
+    std::vector<FuncHeat> heat = compute_heat(p);
+    bool stable = same_summaries(p.prev, p.next);
+    for (std::size_t f = 0; stable && f < heat.size(); ++f)
+      stable = heat[f].heat == p.heat[f].heat && heat[f].callback == p.heat[f].callback;
+    p.prev = std::move(p.next);
+    p.heat = std::move(heat);
+    if (stable) break;
+  }
+
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    FileModel& fm = p.files[i];
+    FileResult& r = results[i];
+    r.findings = std::move(outputs[i].findings);
+    std::sort(r.findings.begin(), r.findings.end(), finding_less);
+    r.comments = std::move(fm.comments);
+    r.errors = std::move(fm.errors);
+    ts_tree_delete(fm.tree);
+    fm.tree = nullptr;
+  }
+  return results;
+}
+
+}  // namespace synclint::python

@@ -1,0 +1,142 @@
+// The project index: every file's tree, functions, classes and imports; the summaries the device inference
+// shares across files (return values, parameter facts, class attributes, module globals, effects); the call
+// edges and the hot context ("heat") of every function.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <tree_sitter/api.h>
+
+#include "core/finding.h"
+#include "core/suppressions.h"
+#include "python/analyzer.h"
+#include "python/syntax.h"
+#include "python/value.h"
+
+namespace synclint::python {
+
+using Env = std::unordered_map<std::string, Value>;
+
+// How often code runs, from cold to every step. Periodic and Epoch are reported as notes.
+enum class Heat : std::uint8_t { Cold = 0, Epoch = 1, Periodic = 2, Hot = 3 };
+
+struct FuncInfo {
+  int file = -1;
+  TSNode node{};              // function_definition (the module root for a file's top level)
+  std::string name;           // "train_step", "<module>"
+  std::string qualname;       // "Trainer.train_step"
+  int cls = -1;               // class whose body defines it directly
+  int parent = -1;            // enclosing function (nested def), -1 at top level
+  bool module_body = false;
+  bool bound_first = false;   // a method whose first parameter is self/cls when called on an instance
+  std::vector<std::string> params;
+  std::vector<TSNode> defaults;  // per parameter, null when none
+};
+
+struct ClassInfo {
+  int file = -1;
+  TSNode node{};
+  std::string name;
+  std::vector<std::string> bases;  // as written
+  std::vector<int> base_ids;       // project classes among the bases
+  bool is_module = false;          // an nn.Module / LightningModule subclass
+  std::unordered_map<std::string, int> methods;
+};
+
+// An import as written, resolved to a project file where possible.
+struct Binding {
+  std::string dotted;   // canonical dotted name ("torch.nn.functional", "utils.log_stats")
+  int file = -1;        // project module file, when the name is a project module or a symbol in one
+  std::string symbol;   // symbol inside `file` ("log_stats"), empty for the module itself
+};
+
+struct FileModel {
+  std::string path;
+  std::string display;  // path used in messages (relative to the project's common folder)
+  std::string text;
+  std::unique_ptr<SourceText> src;
+  TSTree* tree = nullptr;
+  int module_func = -1;
+  std::vector<int> funcs;  // in pre-order (parents before nested functions)
+  std::unordered_map<std::string, Binding> imports;
+  std::unordered_map<std::string, int> top_funcs, top_classes;
+  std::vector<Comment> comments;
+  std::vector<FileError> errors;
+  // Raw imports before resolution: (alias, level, module, symbol)
+  struct RawImport {
+    std::string alias;
+    int level = 0;
+    std::string module;
+    std::string symbol;  // empty for `import module`
+  };
+  std::vector<RawImport> raw_imports;
+};
+
+// Where a call sits in its caller, as far as the caller's own loops and guards tell.
+struct Lexical {
+  Heat heat = Heat::Cold;
+  bool in_loop = false;
+  SourceRange loop;
+  bool periodic = false;
+  SourceRange guard;
+};
+
+struct CallEdge {
+  int caller = -1;
+  int callee = -1;
+  SourceRange call;
+  Lexical lex;
+  bool bound_self = false;
+  std::vector<Value> positional;
+  std::vector<std::pair<std::string, Value>> keywords;
+};
+
+struct FuncSummary {
+  Value ret;
+  bool returns = false;
+  bool gpu_work = false;
+  bool syncs = false;
+  std::vector<Value> params;       // joined over the call sites (set between rounds)
+  std::vector<bool> param_known;
+};
+
+struct Summaries {
+  std::vector<FuncSummary> funcs;
+  std::vector<std::unordered_map<std::string, Value>> class_attrs;
+  std::vector<Env> globals;  // per file: module-level values at the end of the module
+};
+
+struct FuncHeat {
+  Heat heat = Heat::Cold;
+  int via = -1;           // call edge that made it hot
+  bool callback = false;  // a per-step callback by name
+};
+
+struct Project {
+  const Options* options = nullptr;
+  const Catalog* catalog = nullptr;
+  std::vector<FileModel> files;
+  std::vector<FuncInfo> funcs;
+  std::vector<ClassInfo> classes;
+  std::unordered_map<std::string, std::vector<int>> module_index;  // dotted suffix -> files
+
+  Summaries prev;   // read during a round
+  Summaries next;   // written during a round (each file writes only its own entries)
+  std::vector<CallEdge> edges;
+  std::vector<FuncHeat> heat;
+
+  // A project module named `dotted` as seen from `importer`, or -1.
+  int find_module(const std::string& dotted, int importer) const;
+  // A method `name` on class `cls` or its project bases, or -1.
+  int find_method(int cls, std::string_view name) const;
+  // A class attribute fact (class or bases) from the previous round, or nullptr.
+  const Value* class_attr(int cls, const std::string& name) const;
+  std::string where(const SourceRange& r) const;  // "train.py:42"
+  std::unordered_map<std::string, std::string> display_of;  // path -> display path
+};
+
+}  // namespace synclint::python

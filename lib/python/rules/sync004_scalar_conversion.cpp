@@ -1,0 +1,17 @@
+#include "python/rules/rules.h"
+
+namespace synclint::python {
+
+// float(t), int(t), bool(t), complex(t), round(t), math.isnan(t), ... of a GPU tensor: `.item()` in disguise.
+void sync004_scalar_conversion(const Rule& rule, const CallInfo& call, Checker& checker) {
+  if (call.api_kind == "methods") return check_declared_api(rule, call, checker);
+  const Arg* a = call.positional(0);
+  if (!a || !a->value.on_device()) return;
+  checker.report(rule, call.node, a->value.conf,
+                 "converts a GPU tensor to a Python number, which copies it to the host and waits for all "
+                 "queued GPU work",
+                 "Compare and accumulate as tensors on the GPU; convert to a Python number once per logging "
+                 "interval.");
+}
+
+}  // namespace synclint::python

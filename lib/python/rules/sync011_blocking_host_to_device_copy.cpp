@@ -1,0 +1,35 @@
+#include "python/rules/rules.h"
+
+namespace synclint::python {
+
+namespace {
+constexpr std::string_view kFix =
+    "Create the DataLoader with `pin_memory=True` and copy with `.to(device, non_blocking=True)`; build "
+    "constant tensors once, outside the loop.";
+}
+
+// .to(device)/.cuda() of host data without non_blocking=True, and torch.tensor(data, device='cuda').
+void sync011_blocking_host_to_device_copy(const Rule& rule, const CallInfo& call, Checker& checker) {
+  Confidence conf = Confidence::High;
+  if (call.api_kind == "methods") {
+    if (call.recv.kind != VK::HostTensor) return;
+    if (call.method == "to") {
+      if (!cuda_target(call.arg(0, "device"), checker, conf)) return;
+    } else if (call.method != "cuda") {
+      return check_declared_api(rule, call, checker);
+    }
+    if (const Arg* nb = call.keyword("non_blocking"); nb && kind(strip_parens(nb->node)) != K::False) return;
+    checker.report(rule, call.node, std::min(conf, call.recv.conf),
+                   "copies host data to the GPU without non_blocking=True: a blocking copy that synchronizes the "
+                   "stream",
+                   kFix);
+    return;
+  }
+  if (!cuda_target(call.keyword("device"), checker, conf)) return;
+  const Arg* data = call.positional(0);
+  if (data && data->value.on_device()) return;
+  checker.report(rule, call.node, conf,
+                 "builds a GPU tensor from host data: a blocking copy that synchronizes the stream", kFix);
+}
+
+}  // namespace synclint::python

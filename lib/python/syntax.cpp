@@ -1,0 +1,120 @@
+#include "python/syntax.h"
+
+#include <array>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace synclint::python {
+
+const TSLanguage* python_language() { return tree_sitter_python(); }
+
+namespace {
+
+struct KindTable {
+  std::vector<K> by_symbol;
+  KindTable() {
+    static const std::unordered_map<std::string_view, K> names = {
+        {"module", K::Module}, {"block", K::Block}, {"comment", K::Comment}, {"ERROR", K::Error},
+        {"function_definition", K::FunctionDefinition}, {"decorated_definition", K::DecoratedDefinition},
+        {"class_definition", K::ClassDefinition}, {"lambda", K::Lambda}, {"for_statement", K::ForStatement},
+        {"while_statement", K::WhileStatement}, {"if_statement", K::IfStatement}, {"elif_clause", K::ElifClause},
+        {"else_clause", K::ElseClause}, {"with_statement", K::WithStatement}, {"with_item", K::WithItem},
+        {"try_statement", K::TryStatement}, {"except_clause", K::ExceptClause},
+        {"finally_clause", K::FinallyClause}, {"match_statement", K::MatchStatement},
+        {"expression_statement", K::ExpressionStatement}, {"return_statement", K::ReturnStatement},
+        {"assert_statement", K::AssertStatement}, {"continue_statement", K::ContinueStatement},
+        {"break_statement", K::BreakStatement}, {"import_statement", K::ImportStatement},
+        {"import_from_statement", K::ImportFromStatement},
+        {"future_import_statement", K::FutureImportStatement}, {"aliased_import", K::AliasedImport},
+        {"dotted_name", K::DottedName}, {"relative_import", K::RelativeImport},
+        {"import_prefix", K::ImportPrefix}, {"wildcard_import", K::WildcardImport},
+        {"global_statement", K::GlobalStatement}, {"assignment", K::Assignment},
+        {"augmented_assignment", K::AugmentedAssignment}, {"named_expression", K::NamedExpression},
+        {"call", K::Call}, {"argument_list", K::ArgumentList}, {"keyword_argument", K::KeywordArgument},
+        {"attribute", K::Attribute}, {"subscript", K::Subscript}, {"slice", K::Slice},
+        {"identifier", K::Identifier}, {"binary_operator", K::BinaryOperator},
+        {"comparison_operator", K::ComparisonOperator}, {"boolean_operator", K::BooleanOperator},
+        {"not_operator", K::NotOperator}, {"unary_operator", K::UnaryOperator},
+        {"conditional_expression", K::ConditionalExpression},
+        {"parenthesized_expression", K::ParenthesizedExpression}, {"string", K::String},
+        {"concatenated_string", K::ConcatenatedString}, {"interpolation", K::Interpolation},
+        {"integer", K::Integer}, {"float", K::Float}, {"true", K::True}, {"false", K::False},
+        {"none", K::None}, {"list", K::List}, {"tuple", K::Tuple}, {"set", K::Set},
+        {"dictionary", K::Dictionary}, {"pair", K::Pair}, {"list_comprehension", K::ListComprehension},
+        {"set_comprehension", K::SetComprehension}, {"dictionary_comprehension", K::DictionaryComprehension},
+        {"generator_expression", K::GeneratorExpression}, {"for_in_clause", K::ForInClause},
+        {"if_clause", K::IfClause}, {"expression_list", K::ExpressionList}, {"pattern_list", K::PatternList},
+        {"tuple_pattern", K::TuplePattern}, {"list_pattern", K::ListPattern}, {"list_splat", K::ListSplat},
+        {"dictionary_splat", K::DictionarySplat}, {"list_splat_pattern", K::ListSplatPattern},
+        {"await", K::Await}, {"yield", K::Yield}, {"parameters", K::Parameters},
+        {"typed_parameter", K::TypedParameter}, {"default_parameter", K::DefaultParameter},
+        {"typed_default_parameter", K::TypedDefaultParameter}, {"lambda_parameters", K::LambdaParameters},
+        {"decorator", K::Decorator}, {"as_pattern", K::AsPattern},
+    };
+    const TSLanguage* lang = python_language();
+    const std::uint32_t count = ts_language_symbol_count(lang);
+    by_symbol.assign(count + 1, K::Other);
+    for (std::uint32_t s = 0; s < count; ++s) {
+      if (ts_language_symbol_type(lang, static_cast<TSSymbol>(s)) != TSSymbolTypeRegular) continue;
+      const char* name = ts_language_symbol_name(lang, static_cast<TSSymbol>(s));
+      if (name == nullptr) continue;
+      auto it = names.find(name);
+      if (it != names.end()) by_symbol[s] = it->second;
+    }
+  }
+};
+
+const KindTable& kinds() {
+  static const KindTable table;
+  return table;
+}
+
+}  // namespace
+
+K kind(TSNode n) {
+  if (ts_node_is_null(n)) return K::Other;
+  if (ts_node_is_error(n)) return K::Error;
+  const TSSymbol s = ts_node_symbol(n);
+  const auto& t = kinds().by_symbol;
+  return s < t.size() ? t[s] : K::Other;
+}
+
+TSNode field(TSNode n, std::string_view name) {
+  return ts_node_child_by_field_name(n, name.data(), static_cast<std::uint32_t>(name.size()));
+}
+
+TSNode strip_parens(TSNode n) {
+  while (!ts_node_is_null(n) && kind(n) == K::ParenthesizedExpression && named_count(n) == 1) n = named(n, 0);
+  return n;
+}
+
+SourceText::SourceText(std::string path, const std::string& text) : path_(std::move(path)), text_(&text) {
+  line_starts_.push_back(0);
+  for (std::uint32_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') line_starts_.push_back(i + 1);
+}
+
+std::string_view SourceText::text(TSNode n) const {
+  const std::uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  if (b >= text_->size() || e <= b) return {};
+  return std::string_view(*text_).substr(b, std::min<std::size_t>(e, text_->size()) - b);
+}
+
+Position SourceText::position(TSPoint p) const {
+  Position pos{p.row + 1, 1};
+  if (p.row >= line_starts_.size()) return pos;
+  const std::size_t start = line_starts_[p.row];
+  const std::size_t end = std::min<std::size_t>(start + p.column, text_->size());
+  std::uint32_t col = 1;
+  for (std::size_t i = start; i < end; ++i)
+    if ((static_cast<unsigned char>((*text_)[i]) & 0xC0) != 0x80) ++col;
+  pos.column = col;
+  return pos;
+}
+
+SourceRange SourceText::range(TSNode n) const {
+  return SourceRange{path_, position(ts_node_start_point(n)), position(ts_node_end_point(n))};
+}
+
+}  // namespace synclint::python

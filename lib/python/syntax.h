@@ -1,0 +1,66 @@
+// Thin helpers over the tree-sitter C API: node kinds as an enum, fields, text and 1-based code-point
+// positions. Everything else in the front-end reads the tree through these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tree_sitter/api.h>
+
+#include "core/finding.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace synclint::python {
+
+// The node kinds the front-end looks at; everything else is Other.
+enum class K : std::uint8_t {
+  Other, Module, Block, Comment, Error,
+  FunctionDefinition, DecoratedDefinition, ClassDefinition, Lambda,
+  ForStatement, WhileStatement, IfStatement, ElifClause, ElseClause, WithStatement, WithItem, TryStatement,
+  ExceptClause, FinallyClause, MatchStatement, ExpressionStatement, ReturnStatement, AssertStatement,
+  ContinueStatement, BreakStatement, ImportStatement, ImportFromStatement, FutureImportStatement,
+  AliasedImport, DottedName, RelativeImport, ImportPrefix, WildcardImport, GlobalStatement,
+  Assignment, AugmentedAssignment, NamedExpression,
+  Call, ArgumentList, KeywordArgument, Attribute, Subscript, Slice, Identifier,
+  BinaryOperator, ComparisonOperator, BooleanOperator, NotOperator, UnaryOperator, ConditionalExpression,
+  ParenthesizedExpression, String, ConcatenatedString, Interpolation, Integer, Float, True, False, None,
+  List, Tuple, Set, Dictionary, Pair, ListComprehension, SetComprehension, DictionaryComprehension,
+  GeneratorExpression, ForInClause, IfClause, ExpressionList, PatternList, TuplePattern, ListPattern,
+  ListSplat, DictionarySplat, ListSplatPattern, Await, Yield,
+  Parameters, TypedParameter, DefaultParameter, TypedDefaultParameter, LambdaParameters,
+  Decorator, AsPattern,
+};
+
+K kind(TSNode n);
+inline bool null(TSNode n) { return ts_node_is_null(n); }
+TSNode field(TSNode n, std::string_view name);
+inline std::uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
+inline TSNode named(TSNode n, std::uint32_t i) { return ts_node_named_child(n, i); }
+// Skips parentheses around an expression.
+TSNode strip_parens(TSNode n);
+inline const void* node_id(TSNode n) { return n.id; }
+
+// The parsed text of one file with the line index used to turn byte columns into code-point columns.
+class SourceText {
+ public:
+  SourceText(std::string path, const std::string& text);
+  const std::string& path() const { return path_; }
+  const std::string& text() const { return *text_; }
+  std::string_view text(TSNode n) const;
+  Position position(TSPoint p) const;
+  SourceRange range(TSNode n) const;
+  std::uint32_t line(TSNode n) const { return ts_node_start_point(n).row + 1; }
+
+ private:
+  std::string path_;
+  const std::string* text_;
+  std::vector<std::uint32_t> line_starts_;
+};
+
+// The Python language handle (a process-wide constant).
+const TSLanguage* python_language();
+
+}  // namespace synclint::python
