@@ -69,7 +69,7 @@ class Accumulator {
 
   // Events buffered and not yet analysed (bounded: a segment is forced at kMaxPendingEvents).
   std::size_t pending_events() const;
-  static constexpr std::size_t kMaxPendingEvents = 1u << 20;
+  static constexpr std::size_t kMaxPendingEvents = 1u << 18;
 
  private:
   struct State;

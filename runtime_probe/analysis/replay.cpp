@@ -24,7 +24,8 @@ Direction copy_direction(const HostCall* call, const GpuActivity* act) {
       return Direction::DeviceToHost;
     if (contains_nocase(text, "htod") || contains_nocase(text, "h2d") || contains_nocase(text, "hosttodevice"))
       return Direction::HostToDevice;
-    if (contains_nocase(text, "dtod") || contains_nocase(text, "htoh") || contains_nocase(text, "peer"))
+    if (contains_nocase(text, "dtod") || contains_nocase(text, "htoh") || contains_nocase(text, "ptop") ||
+        contains_nocase(text, "peer"))
       return Direction::Other;
   }
   return Direction::Unknown;
