@@ -690,7 +690,11 @@ Value Walker::expr_inner(TSNode n) {
       return join(l, r);
     }
     case K::NotOperator: (void)cond(field(n, "argument")); return Value::host();
-    case K::UnaryOperator: return expr(field(n, "argument"));
+    case K::UnaryOperator: {
+      Value v = expr(field(n, "argument"));
+      if (v.on_device() && text(field(n, "operator")) == "~") v.mask = true;
+      return v;
+    }
     case K::ConditionalExpression: {
       if (named_count(n) < 3) return {};
       (void)cond(named(n, 1));
@@ -1020,7 +1024,7 @@ Value Walker::string(TSNode n) {
         if (kind(named(spec, k)) == K::Interpolation) (void)expr(field(named(spec, k), "expression"));
     }
     if (v.holds_device()) {
-      FormatInfo fi{c, e, v};
+      FormatInfo fi{e, e, v};
       for (const RuleEntry& r : rule_table()) {
         if (!r.format) continue;
         if (const Rule* rule = p_.catalog->find(r.id)) r.format(*rule, fi, *this);
@@ -1164,9 +1168,19 @@ void Walker::dispatch_call(CallInfo& ci) {
       else if (!e || !e->timing) check_declared_api(*r, ci, *this);
     }
   };
-  if (!ci.method.empty()) run("methods", ci.method);
-  else if (!ci.qualified.empty()) run("functions", ci.qualified);
-  else if (!ci.builtin.empty()) run("builtins", ci.builtin);
+  auto any = [&](std::string_view kind, std::string_view name) {
+    return !name.empty() && !p_.catalog->rules_for_api(Language::Python, kind, name).empty();
+  };
+  if (!ci.method.empty()) {
+    run("methods", ci.method);
+  } else if (!ci.qualified.empty()) {
+    // A function declared by its bare name ("to_float") matches wherever it was imported from.
+    if (any("functions", ci.qualified)) run("functions", ci.qualified);
+    else run("functions", last_part(ci.qualified));
+  } else if (!ci.builtin.empty()) {
+    if (any("builtins", ci.builtin)) run("builtins", ci.builtin);
+    else run("functions", ci.builtin);
+  }
 }
 
 Value Walker::call(TSNode n) {
@@ -1409,7 +1423,9 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
       return Value::host();
     if (factory(last)) {
       Confidence c = Confidence::High;
-      if (cuda_target(ci.keyword("device"), *this, c)) return Value::device(c);
+      const Arg* dtype = ci.keyword("dtype");
+      const bool boolean = dtype && last_part(text(dtype->node)) == "bool";
+      if (cuda_target(ci.keyword("device"), *this, c)) return Value::device(c, boolean);
       if (last.ends_with("_like") && a0 && a0->value.on_device() && !ci.keyword("device"))
         return Value::device(a0->value.conf);
       return Value::of(VK::HostTensor);

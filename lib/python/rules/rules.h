@@ -47,7 +47,7 @@ struct ConditionInfo {
 };
 
 struct FormatInfo {
-  TSNode node{};  // f-string interpolation or `"..." % values`
+  TSNode node{};  // the interpolated expression of an f-string, or `"..." % values`
   TSNode value_node{};
   Value value;
 };
