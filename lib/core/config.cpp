@@ -227,7 +227,8 @@ bool Config::rule_enabled(std::string_view rule_id, const fs::path& path) const 
 Severity Config::severity_for(std::string_view rule_id, Severity default_severity) const {
   const auto it = std::find_if(severity.value.begin(), severity.value.end(),
                                [&](const auto& entry) { return entry.first == rule_id; });
-  return it == severity.value.end() ? default_severity : it->second;
+  if (it == severity.value.end() || default_severity == Severity::Note) return default_severity;
+  return it->second;
 }
 
 bool Config::excluded(const fs::path& path) const {

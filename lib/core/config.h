@@ -58,7 +58,9 @@ struct Config {
 
   // Is `rule_id` enabled for the file at `path` (absolute or relative to the working directory)?
   bool rule_enabled(std::string_view rule_id, const std::filesystem::path& path) const;
-  // Severity after overrides.
+  // Severity after overrides: `default_severity` is the finding's level (the rule's default or what the
+  // analyzer judged). An override replaces it, except that a note stays a note: the analyzer's
+  // downgrades (periodic code, once per epoch, unknown device) survive a `severity = { X = "error" }`.
   Severity severity_for(std::string_view rule_id, Severity default_severity) const;
   // Does an exclude glob match `path`?
   bool excluded(const std::filesystem::path& path) const;

@@ -45,14 +45,14 @@ void print_table(const Catalog& catalog, std::ostream& out) {
   }
 }
 
-nlohmann::json rules_json(const Catalog& catalog) {
-  nlohmann::json rules = nlohmann::json::array();
+nlohmann::ordered_json rules_json(const Catalog& catalog) {
+  nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   for (const Rule& r : catalog.rules()) {
-    nlohmann::json apis = nlohmann::json::object();
+    nlohmann::ordered_json apis = nlohmann::ordered_json::object();
     for (const auto& [lang, kinds] : r.apis) {
       for (const auto& [kind, names] : kinds) apis[std::string(to_string(lang))][kind] = names;
     }
-    nlohmann::json languages = nlohmann::json::array();
+    nlohmann::ordered_json languages = nlohmann::ordered_json::array();
     for (Language l : r.languages) languages.push_back(std::string(to_string(l)));
     rules.push_back({{"id", r.id},
                      {"name", r.name},

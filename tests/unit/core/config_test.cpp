@@ -216,6 +216,8 @@ TEST_F(ConfigTest, SeverityOverrides) {
   EXPECT_EQ(config->severity_for("SYNC001", Severity::Warning), Severity::Error);
   EXPECT_EQ(config->severity_for("SYNC012", Severity::Warning), Severity::Note);
   EXPECT_EQ(config->severity_for("SYNC002", Severity::Warning), Severity::Warning);
+  EXPECT_EQ(config->severity_for("SYNC001", Severity::Note), Severity::Note) << "a judged note stays a note";
+  EXPECT_EQ(config->severity_for("SYNC012", Severity::Error), Severity::Note);
 }
 
 TEST_F(ConfigTest, ExtraApisReachTheCatalog) {
