@@ -1,0 +1,578 @@
+// libsynclint_probe.so entry point: InitializeInjection, the CUPTI callbacks, the activity buffers, the
+// window thread and the exit paths (atexit, CUDA context teardown, SIGINT/SIGTERM, fork).
+//
+// Environment:
+//   SYNCLINT_PROBE_DIR       where report-<pid>.json (and the stream/trace files) go (default ".")
+//   SYNCLINT_PROBE_RECORD=1  also write stream-<pid>.json, the raw event stream (SYNCLINT_PROBE_STREAM=1
+//                            is accepted too); SYNCLINT_PROBE_RECORD_MAX caps its host calls (20000)
+//   SYNCLINT_PROBE_TRACE=1   also write trace-<pid>.json, a Chrome trace-event file
+//   SYNCLINT_PROBE_SKIP      path substrings of frames that are not the user's code (see site_filter.h)
+//   SYNCLINT_PROBE_WINDOW_MS / SYNCLINT_PROBE_WINDOW_CALLS   window bounds (2000 ms, 200000 calls)
+//   SYNCLINT_PROBE_DRIVER=0  ignore direct driver API launches and syncs (Triton, custom CUDA code)
+//   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit
+#include <cupti.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/report_io.h"
+#include "analysis/stream_io.h"
+#include "analysis/trace.h"
+#include "classify.h"
+#include "cupti_loader.h"
+#include "native_site.h"
+#include "output.h"
+#include "python_site.h"
+#include "recorder.h"
+#include "site_filter.h"
+
+namespace synclint::probe::inject {
+namespace {
+
+constexpr std::size_t kActivityBufferBytes = 8u << 20;
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  return (end != nullptr && *end == '\0' && n > 0) ? n : fallback;
+}
+
+struct Entry {
+  bool on = false;
+  ApiClass cls;
+  std::uint32_t api = 0;
+};
+
+struct Probe {
+  CuptiApi cupti;
+  SiteFilters filters;
+  std::unique_ptr<Recorder> rec;
+  std::unique_ptr<PythonSites> python;
+  std::unique_ptr<NativeSites> native;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::vector<Entry> runtime, driver;
+  RunInfo run;
+  std::string status = "ok";
+  bool debug = false;
+
+  using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+  PointerAttr pointer_attribute = nullptr;
+  using DeviceName = CUresult (*)(char*, int, CUdevice);
+  DeviceName device_name = nullptr;
+
+  std::mutex name_mu;
+  std::unordered_map<const char*, std::uint32_t> kernel_names;  // CUPTI's name pointer -> interned
+
+  std::mutex window_mu;  // one window cut at a time
+  std::ofstream trace_out;
+  std::unique_ptr<TraceWriter> trace;
+  std::thread watcher;
+  int wake[2] = {-1, -1};
+  std::atomic<bool> python_seen{false};
+  std::atomic<bool> finished{false};
+  std::atomic<int> pending_signal{0};
+  std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0};
+  struct sigaction old_int {}, old_term {};
+};
+
+Probe* g = nullptr;
+std::atomic<bool> g_recording{false};
+std::atomic<bool> g_forked{false};
+
+thread_local int t_runtime_depth = 0;
+thread_local std::uint64_t t_runtime_correlation = 0;
+// c10's memcpy_and_sync (.item(), .cpu(), .to(device), ...) is a copy followed at once by a stream sync.
+// The pair shares one site: a sync right after a blocking copy reuses the copy's site, and an async copy
+// right before a sync gets the sync's site (so the analysis sees which copy the sync waited for).
+thread_local std::uint64_t t_copy_end = 0;
+thread_local std::uint64_t t_copy_correlation = 0;
+thread_local std::int32_t t_copy_site = -1;
+thread_local bool t_copy_blocking = false;
+constexpr std::uint64_t kPairGapNs = 10000;
+
+std::uint64_t now_ns() {
+  std::uint64_t t = 0;
+  if (g != nullptr && g->cupti.get_timestamp != nullptr) g->cupti.get_timestamp(&t);
+  return t;
+}
+
+void wake_watcher(char c) {
+  if (g != nullptr && g->wake[1] >= 0) {
+    ssize_t r = write(g->wake[1], &c, 1);
+    (void)r;
+  }
+}
+
+// ---- site capture -------------------------------------------------------------------------------
+
+std::int32_t capture_site() {
+  Probe& p = *g;
+  auto t0 = p.debug ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  std::int32_t site = -1;
+  if (p.python->active()) {
+    p.python_seen.store(true, std::memory_order_relaxed);
+    site = p.python->capture();
+  } else if (!p.python_seen.load(std::memory_order_relaxed)) {
+    site = p.native->capture();
+  }
+  if (p.debug) {
+    p.site_ns += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    ++p.site_count;
+  }
+  return site;
+}
+
+// True when the host side of a device-to-host async copy is pageable memory: the call then returns only
+// once the copy is done, i.e. it waits for all earlier work on its stream.
+bool pageable_d2h(const void* dst, const void* src, bool kind_known_d2h) {
+  Probe& p = *g;
+  if (p.pointer_attribute == nullptr) return false;
+  unsigned int type = 0;
+  bool dst_registered = p.pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                            reinterpret_cast<CUdeviceptr>(dst)) == CUDA_SUCCESS;
+  if (dst_registered) return false;
+  if (kind_known_d2h) return true;
+  type = 0;
+  return p.pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(src)) ==
+             CUDA_SUCCESS &&
+         type == CU_MEMORYTYPE_DEVICE;
+}
+
+bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb) {
+  if (cb->functionParams == nullptr) return false;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    const auto* a = static_cast<const cudaMemcpyAsync_v3020_params*>(cb->functionParams);
+    if (a->kind == cudaMemcpyDeviceToHost) return pageable_d2h(a->dst, a->src, true);
+    if (a->kind == cudaMemcpyDefault) return pageable_d2h(a->dst, a->src, false);
+    return false;
+  }
+  if (std::strncmp(cb->functionName, "cuMemcpyDtoHAsync", 17) == 0) {
+    const auto* a = static_cast<const cuMemcpyDtoHAsync_v2_params*>(cb->functionParams);
+    return pageable_d2h(a->dstHost, nullptr, true);
+  }
+  return false;
+}
+
+// ---- CUPTI callbacks ----------------------------------------------------------------------------
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (g_forked.load(std::memory_order_relaxed)) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && g != nullptr)
+      g->cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    return;
+  }
+  Probe& p = *g;
+  const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  const std::vector<Entry>& table = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? p.runtime : p.driver;
+  if (cbid >= table.size() || !table[cbid].on) return;
+  const Entry& e = table[cbid];
+  bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+
+  if (cb->callbackSite == CUPTI_API_ENTER) {
+    if (runtime) {
+      ++t_runtime_depth;
+      t_runtime_correlation = cb->correlationId;
+    } else if (t_runtime_depth > 0) {
+      // A driver call made by a runtime call: the runtime call is the one recorded. A memset's GPU
+      // record carries this driver call's correlation id: remember which runtime call it belongs to.
+      if (e.cls.memset && g_recording.load(std::memory_order_relaxed))
+        p.rec->map_correlation(cb->correlationId, t_runtime_correlation);
+      return;
+    }
+    std::uint64_t start = 0;
+    p.cupti.get_timestamp(&start);
+    *cb->correlationData = start;
+    return;
+  }
+
+  // EXIT: the timestamp first, before anything that could wait (the GIL).
+  std::uint64_t end = 0;
+  p.cupti.get_timestamp(&end);
+  if (runtime) {
+    if (t_runtime_depth > 0) --t_runtime_depth;
+  } else if (t_runtime_depth > 0) {
+    return;
+  }
+  if (!g_recording.load(std::memory_order_relaxed)) return;
+  RawCall call;
+  call.start = *cb->correlationData;
+  call.end = end;
+  call.correlation = cb->correlationId;
+  call.api = e.api;
+  call.kind = e.cls.kind;
+  bool blocking = e.cls.blocking;
+  if (e.cls.check_pageable && async_copy_blocks(domain, cb)) {
+    call.kind = HostCallKind::BlockingCopy;
+    blocking = true;
+  }
+  bool paired = call.kind == HostCallKind::StreamSynchronize && t_copy_end != 0 && call.start >= t_copy_end &&
+                call.start - t_copy_end <= kPairGapNs;
+  if (blocking) call.site = paired && t_copy_blocking ? t_copy_site : capture_site();
+  if (paired && !t_copy_blocking) p.rec->set_last_site(t_copy_correlation, call.site);
+  bool copy = call.kind == HostCallKind::AsyncCopy || call.kind == HostCallKind::BlockingCopy;
+  t_copy_end = copy ? call.end : 0;
+  t_copy_correlation = call.correlation;
+  t_copy_site = call.site;
+  t_copy_blocking = call.kind == HostCallKind::BlockingCopy;
+  p.rec->add_call(call);
+}
+
+void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kActivityBufferBytes));
+  *size = *buffer != nullptr ? kActivityBufferBytes : 0;
+  *max_records = 0;
+}
+
+std::uint32_t kernel_name(const char* name) {
+  Probe& p = *g;
+  std::lock_guard lock(p.name_mu);
+  if (auto it = p.kernel_names.find(name); it != p.kernel_names.end()) return it->second;
+  std::uint32_t id = p.rec->intern_name(demangle(name).c_str());
+  p.kernel_names.emplace(name, id);
+  return id;
+}
+
+const char* memcpy_name(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "memcpy PtoP";
+    default: return "memcpy";
+  }
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
+  if (g == nullptr || g_forked.load()) {
+    std::free(buffer);
+    return;
+  }
+  Probe& p = *g;
+  std::vector<RawGpu> out;
+  CUpti_Activity* record = nullptr;
+  while (valid > 0 && p.cupti.activity_get_next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+    RawGpu r;
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        r = {k->start, k->end, k->correlationId, k->deviceId, k->streamId, kernel_name(k->name),
+             GpuActivityKind::Kernel, false};
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        std::uint64_t corr = m->runtimeCorrelationId != 0 ? m->runtimeCorrelationId : m->correlationId;
+        r = {m->start, m->end, corr, m->deviceId, m->streamId, p.rec->intern_name(memcpy_name(m->copyKind)),
+             GpuActivityKind::Memcpy, false};
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        r = {m->start, m->end, m->correlationId, m->deviceId, m->streamId, p.rec->intern_name("memset"),
+             GpuActivityKind::Memset, true};
+        break;
+      }
+      default:
+        continue;
+    }
+    if (r.end >= r.start && r.start != 0) out.push_back(r);
+  }
+  p.rec->add_gpu(out.data(), out.size());
+  p.gpu_records += out.size();
+  size_t dropped = 0;
+  if (p.cupti.activity_get_num_dropped_records(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0)
+    p.rec->add_dropped(dropped);
+  std::free(buffer);
+}
+
+// ---- windows and output -------------------------------------------------------------------------
+
+void fill_gpu_name(const EventStream& w) {
+  Probe& p = *g;
+  if (!p.run.gpu_name.empty() || p.device_name == nullptr || w.gpu.empty()) return;
+  char name[256] = {};
+  if (p.device_name(name, sizeof name - 1, static_cast<CUdevice>(w.gpu.front().device)) == CUDA_SUCCESS)
+    p.run.gpu_name = name;
+}
+
+// Flushes the activity buffers and hands everything up to a safe cut (all of it when final) to the
+// accumulator. Called by the window thread and, at the end, by the exit path.
+void cut_window(bool final) {
+  Probe& p = *g;
+  std::lock_guard lock(p.window_mu);
+  p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
+  EventStream w = p.rec->take_window(cut, final);
+  p.native->resolve();  // placeholders of this window get their file:line before the analysis
+  w.sites = p.rec->sites().snapshot();
+  fill_gpu_name(w);
+  if (p.trace) p.trace->add(w);
+  p.rec->consume(std::move(w));
+}
+
+void report_error(const std::string& what) { std::fprintf(stderr, "synclint probe: %s\n", what.c_str()); }
+
+void write_outputs() {
+  Probe& p = *g;
+  RunInfo run = p.run;
+  run.status = p.status;
+  ProbeReport report = p.rec != nullptr ? p.rec->finish(run) : ProbeReport{};
+  if (p.rec == nullptr) report.run = run;
+  std::string error;
+  auto report_path = output_file("report", p.run.pid, p.run.rank);
+  try {
+    if (!write_file_atomic(report_path, report_to_json(report), error)) report_error(error);
+  } catch (const std::exception& ex) {
+    report_error(std::string("cannot write the report: ") + ex.what());
+  }
+  if (p.rec != nullptr && p.rec->options().record_max_calls > 0) {
+    bool truncated = false;
+    EventStream s = p.rec->recorded(truncated);
+    try {
+      if (!write_file_atomic(output_file("stream", p.run.pid, p.run.rank), stream_to_json(s), error))
+        report_error(error);
+    } catch (const std::exception& ex) {
+      report_error(std::string("cannot write the stream: ") + ex.what());
+    }
+  }
+  if (p.trace) {
+    p.trace->finish();
+    p.trace_out.close();
+  }
+  if (p.debug) {
+    std::fprintf(stderr,
+                 "synclint probe: pid %lld status '%s' host calls %llu gpu records %llu windows %llu sites %zu "
+                 "site captures %llu (%.2f us each) symbolizer %s report %s\n",
+                 static_cast<long long>(p.run.pid), p.status.c_str(),
+                 static_cast<unsigned long long>(p.rec ? p.rec->host_calls_seen() : 0),
+                 static_cast<unsigned long long>(p.gpu_records.load()),
+                 static_cast<unsigned long long>(p.rec ? p.rec->windows() : 0), report.sites.size(),
+                 static_cast<unsigned long long>(p.site_count.load()),
+                 p.site_count.load() ? static_cast<double>(p.site_ns.load()) / 1e3 / static_cast<double>(p.site_count.load()) : 0.0,
+                 p.native ? (p.native->symbolizer().tool_path().empty() ? "none (dladdr)"
+                                                                         : p.native->symbolizer().tool_path().c_str())
+                          : "-",
+                 report_path.c_str());
+  }
+}
+
+// The last window and every output file, once (exit, context teardown, or a terminating signal).
+void finish_once() {
+  if (g == nullptr || g_forked.load() || g->finished.exchange(true)) return;
+  if (g->rec != nullptr && g_recording.load()) {
+    cut_window(true);
+    g_recording.store(false);
+  }
+  write_outputs();
+}
+
+void watcher_main() {
+  Probe& p = *g;
+  int timeout_ms = static_cast<int>(p.rec->options().window_ns / 1'000'000);
+  for (;;) {
+    pollfd pfd{p.wake[0], POLLIN, 0};
+    int r = poll(&pfd, 1, timeout_ms);
+    char c = 'T';
+    if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
+    if (r < 0) continue;
+    if (c == 'Q') return;
+    if (c == 'S') {
+      int sig = p.pending_signal.load();
+      finish_once();
+      sigaction(sig, sig == SIGINT ? &p.old_int : &p.old_term, nullptr);
+      kill(getpid(), sig);
+      return;
+    }
+    if (!p.finished.load()) cut_window(false);
+  }
+}
+
+void on_exit_handler() {
+  if (g == nullptr || g_forked.load()) return;
+  if (g->watcher.joinable()) {
+    wake_watcher('Q');
+    g->watcher.join();
+  }
+  finish_once();
+}
+
+void on_signal(int sig, siginfo_t* info, void* uctx) {
+  if (g == nullptr) return;
+  const struct sigaction& old = sig == SIGINT ? g->old_int : g->old_term;
+  if ((old.sa_flags & SA_SIGINFO) != 0 && old.sa_sigaction != nullptr) {
+    old.sa_sigaction(sig, info, uctx);  // the program's own handler (Python's KeyboardInterrupt, ...)
+    return;
+  }
+  if (old.sa_handler == SIG_IGN) return;
+  if (old.sa_handler != SIG_DFL) {
+    old.sa_handler(sig);
+    return;
+  }
+  // Default action (terminate): the window thread writes the report, then re-raises with the default.
+  if (g->pending_signal.exchange(sig) != 0 || g_forked.load() || g->finished.load()) {
+    sigaction(sig, &old, nullptr);
+    raise(sig);
+    return;
+  }
+  wake_watcher('S');
+}
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g->old_int);
+  sigaction(SIGTERM, &sa, &g->old_term);
+}
+
+void on_fork_child() {
+  // The child has no window thread and cannot use CUDA (it was initialized in the parent): it records
+  // nothing and writes nothing. A worker started with spawn loads the probe afresh and reports itself.
+  g_forked.store(true);
+  g_recording.store(false);
+}
+
+// A report that says why there is no data, written at once so it exists however the process ends.
+void unavailable(const std::string& why) {
+  g->status = "cupti-unavailable: " + why;
+  report_error(g->status + "; the program runs unmeasured");
+  write_outputs();
+}
+
+void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<Entry>& table) {
+  Probe& p = *g;
+  table.assign(size, Entry{});
+  for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
+    const char* name = nullptr;
+    if (p.cupti.get_callback_name(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    std::string n = normalize_api_name(name);
+    auto cls = classify_api(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::Runtime : ApiDomain::Driver, n);
+    if (!cls) continue;
+    if (p.cupti.enable_callback(1, p.subscriber, domain, cbid) != CUPTI_SUCCESS) continue;
+    table[cbid] = {true, *cls, p.rec->add_api(n)};
+  }
+}
+
+int initialize() {
+  g = new Probe;
+  Probe& p = *g;
+  p.debug = env_flag("SYNCLINT_PROBE_DEBUG");
+  p.run = collect_run_info();
+  std::string error;
+  if (!load_cupti(p.cupti, error)) {
+    unavailable(error);
+    std::atexit(on_exit_handler);
+    return 1;
+  }
+  RecorderOptions opt;
+  opt.window_ns = env_number("SYNCLINT_PROBE_WINDOW_MS", 2000) * 1'000'000;
+  opt.window_calls = env_number("SYNCLINT_PROBE_WINDOW_CALLS", 200000);
+  if (env_flag("SYNCLINT_PROBE_RECORD") || env_flag("SYNCLINT_PROBE_STREAM"))
+    opt.record_max_calls = env_number("SYNCLINT_PROBE_RECORD_MAX", 20000);
+  p.rec = std::make_unique<Recorder>(opt);
+  p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
+  p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
+  p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
+
+  CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
+  if (r != CUPTI_SUCCESS) {
+    std::string why = "cuptiSubscribe failed: " + p.cupti.describe(r);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+      why += " (another CUPTI client holds it: torch.profiler, nsys, ncu or compute-sanitizer)";
+    p.rec.reset();
+    unavailable(why);
+    std::atexit(on_exit_handler);
+    return 1;
+  }
+  build_tables(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, p.runtime);
+  const char* drv = std::getenv("SYNCLINT_PROBE_DRIVER");
+  if (drv == nullptr || std::strcmp(drv, "0") != 0)
+    build_tables(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, p.driver);
+  p.cupti.enable_callback(1, p.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+
+  std::string partial;
+  if ((r = p.cupti.activity_register_callbacks(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
+    partial = "activity buffers: " + p.cupti.describe(r);
+  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+    if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
+      partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
+  }
+  if (!partial.empty()) {
+    p.status = "partial: no GPU activity records (" + partial + ")";
+    report_error(p.status);
+  }
+
+  if (void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD); cuda != nullptr) {
+    p.pointer_attribute = reinterpret_cast<Probe::PointerAttr>(dlsym(cuda, "cuPointerGetAttribute"));
+    p.device_name = reinterpret_cast<Probe::DeviceName>(dlsym(cuda, "cuDeviceGetName"));
+  }
+  if (env_flag("SYNCLINT_PROBE_TRACE")) {
+    auto path = output_file("trace", p.run.pid, p.run.rank);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    p.trace_out.open(path, std::ios::binary | std::ios::trunc);
+    if (p.trace_out) {
+      std::string name = p.run.command.empty() ? "process" : p.run.command.front();
+      p.trace = std::make_unique<TraceWriter>(p.trace_out, p.run.pid, name);
+    } else {
+      report_error("cannot write " + path.string());
+    }
+  }
+
+  p.rec->set_run_start(now_ns());
+  if (pipe2(p.wake, O_CLOEXEC | O_NONBLOCK) == 0) {
+    p.rec->set_on_full([] { wake_watcher('F'); });
+    p.watcher = std::thread(watcher_main);
+  }
+  g_recording.store(true);
+  std::atexit(on_exit_handler);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+  install_signal_handlers();
+  return 1;
+}
+
+}  // namespace
+}  // namespace synclint::probe::inject
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return 1;
+  try {
+    return synclint::probe::inject::initialize();
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "synclint probe: disabled: %s\n", ex.what());
+  } catch (...) {
+    std::fprintf(stderr, "synclint probe: disabled\n");
+  }
+  return 1;
+}

@@ -1,0 +1,110 @@
+#include "native_site.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <gtest/gtest.h>
+
+namespace synclint::probe::inject {
+namespace {
+
+// The probe's own code is linked into this test executable (in the real library it is a skipped
+// module): skip its files, so the walk goes on to the test's frames.
+SiteFilters test_filters(const char* env = nullptr) {
+  SiteFilters f = make_site_filters(env);
+  f.native_files = SkipList([&] {
+    auto subs = f.native_files.substrings();
+    subs.push_back("runtime_probe/inject/");
+    return subs;
+  }());
+  return f;
+}
+
+__attribute__((noinline)) std::int32_t capture_here(NativeSites& ns, unsigned& line) {
+  line = __LINE__ + 1;
+  std::int32_t site = ns.capture();
+  asm volatile("" ::: "memory");  // keeps the call from being a tail call
+  return site;
+}
+
+__attribute__((noinline)) std::int32_t frames_here(NativeSites& ns, unsigned& line, bool libc_first) {
+  void* frames[64];
+  line = __LINE__ + 1;
+  int n = backtrace(frames, 64);
+  asm volatile("" ::: "memory");
+  if (libc_first) {
+    // A return address inside libc, as a CUDA library frame would be: it must be skipped.
+    for (int i = n; i > 0; --i) frames[i] = frames[i - 1];
+    frames[0] = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, "printf")) + 8);
+    ++n;
+  }
+  std::int32_t site = ns.site_for(frames, n);
+  asm volatile("" ::: "memory");
+  return site;
+}
+
+TEST(NativeSites, WalkStopsAtTheFirstUserFrameAndSymbolizesIt) {
+  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
+  SiteTable table;
+  SiteFilters f = test_filters();
+  NativeSites ns(f, table);
+  unsigned line = 0;
+  std::int32_t site = capture_here(ns, line);
+  ASSERT_GE(site, 0);
+  EXPECT_EQ(table.snapshot()[site].line, 0u);  // a placeholder until resolved
+  ns.resolve();
+  Site s = table.snapshot()[site];
+  EXPECT_NE(s.path.find("native_site_test.cpp"), std::string::npos) << s.path << ":" << s.line << " " << s.function;
+  EXPECT_EQ(s.line, line);
+  EXPECT_NE(s.function.find("capture_here"), std::string::npos) << s.function;
+  EXPECT_EQ(s.language, "cpp");
+  // The same place again: the same site, known at once now.
+  unsigned line2 = 0;
+  std::int32_t again = capture_here(ns, line2);
+  EXPECT_EQ(table.snapshot()[again].line, line);
+}
+
+TEST(NativeSites, SkipsLibraryFrames) {
+  SiteTable table;
+  SiteFilters f = test_filters();
+  NativeSites ns(f, table);
+  unsigned line = 0;
+  std::int32_t site = frames_here(ns, line, true);
+  ASSERT_GE(site, 0);
+  ns.resolve();
+  Site s = table.snapshot()[site];
+  EXPECT_NE(s.path.find("native_site_test.cpp"), std::string::npos) << s.path;
+  EXPECT_EQ(s.line, line);
+}
+
+TEST(NativeSites, NoUserFrameGivesNoSite) {
+  SiteTable table;
+  SiteFilters f = test_filters();
+  NativeSites ns(f, table);
+  void* libc_only[1] = {reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, "printf")) + 8)};
+  EXPECT_EQ(ns.site_for(libc_only, 1), -1);
+  EXPECT_EQ(ns.site_for(libc_only, 0), -1);
+}
+
+TEST(NativeSites, WithoutSymbolizerTheModuleIsTheSite) {
+  setenv("SYNCLINT_PROBE_SYMBOLIZER", "none", 1);
+  SiteTable table;
+  SiteFilters f = test_filters();
+  NativeSites ns(f, table);
+  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
+  unsigned line = 0;
+  std::int32_t site = frames_here(ns, line, false);
+  ASSERT_GE(site, 0);
+  ns.resolve();
+  Site s = table.snapshot()[site];
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ASSERT_GT(n, 0);
+  exe[n] = '\0';
+  EXPECT_EQ(s.path, exe);
+  EXPECT_EQ(s.line, 0u);
+  EXPECT_FALSE(s.function.empty());
+}
+
+}  // namespace
+}  // namespace synclint::probe::inject
