@@ -1,7 +1,9 @@
 #include "core/suppressions.h"
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
+#include <optional>
+#include <string_view>
 
 #include "core/catalog.h"
 #include "core/suggest.h"
@@ -16,19 +18,125 @@ std::uint32_t code_points(std::string_view text) {
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-std::vector<std::string> split_ids(const std::string& list) {
+bool id_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
+
+std::vector<std::string> split_ids(std::string_view list) {
   std::vector<std::string> ids;
-  static const std::regex token("[^\\s,]+");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), token); it != std::sregex_iterator(); ++it) {
-    ids.push_back(it->str());
+  std::size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && (std::isspace(static_cast<unsigned char>(list[i])) != 0 || list[i] == ',')) ++i;
+    const std::size_t start = i;
+    while (i < list.size() && std::isspace(static_cast<unsigned char>(list[i])) == 0 && list[i] != ',') ++i;
+    if (i > start) ids.emplace_back(list.substr(start, i - start));
   }
   return ids;
 }
 
+// Position of `word` in `text` at or after `from` (ASCII case-insensitive when `fold`); npos if absent.
+std::size_t find_word(std::string_view text, std::string_view word, std::size_t from, bool fold) {
+  for (std::size_t i = from; i + word.size() <= text.size(); ++i) {
+    const std::string_view here = text.substr(i, word.size());
+    if (fold ? iequals(here, word) : here == word) return i;
+  }
+  return std::string_view::npos;
+}
+
+bool starts_with_word(std::string_view text, std::size_t at, std::string_view word) {
+  return iequals(text.substr(at, word.size()), word) && (at + word.size() == text.size() || !id_char(text[at + word.size()]));
+}
+
+std::size_t skip_spaces(std::string_view text, std::size_t i) {
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])) != 0) ++i;
+  return i;
+}
+
+// The text between `open` at `i` and the matching `close` (to the end when unclosed); nullopt when
+// text[i] is not `open`.
+std::optional<std::string_view> bracketed(std::string_view text, std::size_t i, char open, char close) {
+  if (i >= text.size() || text[i] != open) return std::nullopt;
+  const std::size_t end = text.find(close, i + 1);
+  return text.substr(i + 1, (end == std::string_view::npos ? text.size() : end) - i - 1);
+}
+
+struct Directive {
+  std::vector<std::string> ids;
+  bool has_list = false;  // codes were given (possibly none of them ours)
+  bool file_level = false;
+  bool next_line = false;
+};
+
+// `synclint: ignore[...]` and `synclint: ignore-file[...]`, both languages.
+std::vector<Directive> synclint_directives(std::string_view text) {
+  std::vector<Directive> out;
+  for (std::size_t at = find_word(text, "synclint:", 0, true); at != std::string_view::npos;
+       at = find_word(text, "synclint:", at + 1, true)) {
+    const std::size_t i = skip_spaces(text, at + 9);
+    Directive d;
+    std::size_t after = 0;
+    if (starts_with_word(text, i, "ignore-file")) {
+      d.file_level = true;
+      after = i + 11;
+    } else if (starts_with_word(text, i, "ignore")) {
+      after = i + 6;
+    } else {
+      continue;
+    }
+    if (auto list = bracketed(text, after, '[', ']')) d.ids = split_ids(*list);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// flake8's `# noqa` / `# noqa: A1, B2`, Python.
+std::optional<Directive> noqa_directive(std::string_view text) {
+  for (std::size_t hash = text.find('#'); hash != std::string_view::npos; hash = text.find('#', hash + 1)) {
+    const std::size_t i = skip_spaces(text, hash + 1);
+    if (!starts_with_word(text, i, "noqa")) continue;
+    Directive d;
+    std::size_t j = i + 4;
+    if (j < text.size() && text[j] == ':') {
+      d.has_list = true;
+      j = skip_spaces(text, j + 1);
+      // Codes separated by commas or spaces; the list ends at anything else.
+      while (j < text.size() && id_char(text[j])) {
+        const std::size_t start = j;
+        while (j < text.size() && id_char(text[j])) ++j;
+        d.ids.emplace_back(text.substr(start, j - start));
+        while (j < text.size() && (text[j] == ',' || std::isspace(static_cast<unsigned char>(text[j])) != 0)) ++j;
+      }
+    }
+    return d;
+  }
+  return std::nullopt;
+}
+
+// clang-tidy's `NOLINT`, `NOLINT(a, b)`, `NOLINTNEXTLINE(a)`, C++.
+std::vector<Directive> nolint_directives(std::string_view text) {
+  std::vector<Directive> out;
+  for (std::size_t at = find_word(text, "NOLINT", 0, false); at != std::string_view::npos;
+       at = find_word(text, "NOLINT", at + 1, false)) {
+    if (at > 0 && id_char(text[at - 1])) continue;
+    Directive d;
+    std::size_t after = at + 6;
+    if (text.substr(after, 8) == "NEXTLINE") {
+      d.next_line = true;
+      after += 8;
+    }
+    if (after < text.size() && id_char(text[after])) continue;  // NOLINTBEGIN and other words
+    if (auto list = bracketed(text, after, '(', ')')) {
+      d.has_list = true;
+      d.ids = split_ids(*list);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 // A code another tool's comment may carry that belongs to synclint: SYNCnnn or a rule name.
 bool is_synclint_code(const std::string& code) {
-  static const std::regex sync_code("SYNC[0-9]+", std::regex::icase);
-  return std::regex_match(code, sync_code) || Catalog::builtin().find(code) != nullptr;
+  const bool sync_code = code.size() > 4 && iequals(std::string_view(code).substr(0, 4), "SYNC") &&
+                         std::all_of(code.begin() + 4, code.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return sync_code || Catalog::builtin().find(code) != nullptr;
 }
 
 bool matches(const std::string& id, const Finding& finding) {
@@ -44,52 +152,33 @@ bool names_unused_suppression_rule(const Suppression& s) {
 }  // namespace
 
 Suppressions Suppressions::parse(Language lang, const std::string& path, const std::vector<Comment>& comments) {
-  // `synclint: ignore-file[...]`, `synclint: ignore[...]` (both languages).
-  static const std::regex synclint_re(R"(synclint:\s*(ignore-file|ignore)\b(?!-)(?:\[([^\]]*)\])?)",
-                                      std::regex::icase);
-  // flake8's form: `# noqa`, `# noqa: A1, B2` (Python).
-  static const std::regex noqa_re(R"(#\s*noqa\b(?::\s*([\w\-]+(?:[\s,]+[\w\-]+)*))?)", std::regex::icase);
-  // clang-tidy's form: `NOLINT`, `NOLINT(a, b)`, `NOLINTNEXTLINE(a)` (C++).
-  static const std::regex nolint_re(R"(\bNOLINT(NEXTLINE)?\b(?:\(([^)]*)\))?)");
-
   Suppressions result;
   result.path_ = path;
   for (const Comment& comment : comments) {
-    const auto add = [&](std::uint32_t line, std::vector<std::string> ids, bool file_level, bool report_unused) {
+    const auto add = [&](const Directive& d, bool report_unused) {
       Suppression s;
-      s.line = file_level ? 0 : line;
+      s.file_level = d.file_level;
+      s.line = d.file_level ? 0 : comment.begin.line + (d.next_line ? 1 : 0);
       s.where = comment.begin;
       s.end = comment.end;
       if (s.end.line == 0) s.end = Position{comment.begin.line, comment.begin.column + code_points(comment.text)};
-      s.id_used.assign(ids.size(), false);
-      s.ids = std::move(ids);
-      s.file_level = file_level;
+      s.ids = d.ids;
+      s.id_used.assign(s.ids.size(), false);
       s.report_unused = report_unused;
       result.items_.push_back(std::move(s));
     };
-    const std::string& text = comment.text;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), synclint_re); it != std::sregex_iterator(); ++it) {
-      const bool file_level = iequals((*it)[1].str(), "ignore-file");
-      add(comment.begin.line, split_ids((*it)[2].str()), file_level, true);
-    }
-    // Codes for other tools are dropped; a list with no synclint code is not a synclint suppression.
-    const auto add_foreign = [&](std::uint32_t line, const std::ssub_match& list) {
-      if (!list.matched) {
-        add(line, {}, false, false);
-        return;
-      }
-      std::vector<std::string> ids = split_ids(list.str());
-      std::erase_if(ids, [](const std::string& id) { return !is_synclint_code(id); });
-      if (!ids.empty()) add(line, std::move(ids), false, true);
+    for (const Directive& d : synclint_directives(comment.text)) add(d, true);
+    // Another tool's directive: its codes for other tools are dropped, a list with no synclint code is
+    // not a synclint suppression, and a bare one suppresses everything but is never reported unused.
+    const auto add_foreign = [&](Directive d) {
+      if (!d.has_list || d.ids.empty()) return add(d, false);  // `# noqa:` with no codes is a bare noqa
+      std::erase_if(d.ids, [](const std::string& id) { return !is_synclint_code(id); });
+      if (!d.ids.empty()) add(d, true);
     };
     if (lang == Language::Python) {
-      std::smatch m;
-      if (std::regex_search(text, m, noqa_re)) add_foreign(comment.begin.line, m[1]);
+      if (auto d = noqa_directive(comment.text)) add_foreign(std::move(*d));
     } else {
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), nolint_re); it != std::sregex_iterator(); ++it) {
-        const std::uint32_t line = comment.begin.line + ((*it)[1].matched ? 1 : 0);
-        add_foreign(line, (*it)[2]);
-      }
+      for (Directive& d : nolint_directives(comment.text)) add_foreign(std::move(d));
     }
   }
   return result;

@@ -172,5 +172,31 @@ TEST(Suppressions, ParsedFields) {
               IsEmpty());
 }
 
+TEST(Suppressions, EdgeForms) {
+  // `# noqa:` with no codes is a bare noqa (flake8 reads it so); NOLINTBEGIN is not NOLINT.
+  EXPECT_FALSE(Suppressions::parse(Language::Python, kPath, {comment(1, "# noqa:")}).all().at(0).report_unused);
+  EXPECT_THAT(Suppressions::parse(Language::Cxx, kPath, {comment(1, "// NOLINTBEGIN(SYNC001)")}).all(), IsEmpty());
+  // An unclosed list still names its ids; the word after `synclint:` must be a directive.
+  EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, "# synclint: ignore[SYNC001")}).all().at(0).ids,
+              ElementsAre("SYNC001"));
+  EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, "# synclint: ignored")}).all(), IsEmpty());
+  // Two directives in one comment.
+  EXPECT_EQ(Suppressions::parse(Language::Python, kPath, {comment(1, "# synclint: ignore[SYNC001]  # noqa: SYNC002")})
+                .all()
+                .size(),
+            2u);
+}
+
+TEST(Suppressions, HugeCommentsDoNotBreakParsing) {
+  std::string ids = "# synclint: ignore[";
+  for (int i = 0; i < 200000; ++i) ids += "SYNC001, ";
+  ids += "]";
+  const auto s = Suppressions::parse(Language::Python, kPath, {comment(1, ids)});
+  ASSERT_EQ(s.all().size(), 1u);
+  EXPECT_EQ(s.all()[0].ids.size(), 200000u);
+  const std::string noqa = "# noqa: " + std::string(1 << 20, 'E');
+  EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, noqa)}).all(), IsEmpty());
+}
+
 }  // namespace
 }  // namespace synclint
