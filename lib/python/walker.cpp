@@ -61,9 +61,11 @@ bool factory(std::string_view f) {
                     "full_like", "rand_like", "randn_like", "randint_like", "from_numpy", "normal",
                     "empty_strided", "tril_indices", "triu_indices", "scalar_tensor", "range"});
 }
-bool loader_name(std::string_view n) {
-  return contains_ci(n, "loader") || contains_ci(n, "batches") || contains_ci(n, "dataset") || n == "dl" ||
-         n == "data" || n == "train_data" || n == "val_data";
+// A name that holds a data loader when nothing else is known about it.
+bool loader_name(std::string_view n) { return contains_ci(n, "loader") || contains_ci(n, "batches") || n == "dl"; }
+// An inner loop over such a name (or a dataset) is the batch loop of an epoch loop.
+bool batch_source_name(std::string_view n) {
+  return loader_name(n) || contains_ci(n, "dataset") || n == "data" || n == "train_data" || n == "val_data";
 }
 // Parameters of per-step callbacks that the framework hands over on the device.
 bool callback_tensor_param(std::string_view n) {
@@ -579,7 +581,7 @@ Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSN
         }
         const std::string_view bt = text(base);
         const bool params_loop = contains_ci(text(right), "parameters()");
-        bool data = loader_name(last_part(bt));
+        bool data = batch_source_name(last_part(bt));
         if (!data && kind(base) == K::Identifier) {
           auto e = env_.find(std::string(bt));
           data = e != env_.end() && e->second.kind == VK::Loader;
@@ -603,21 +605,6 @@ void Walker::for_stmt(TSNode n) {
   TSNode left = field(n, "left");
   TSNode body = field(n, "body");
   Value elem = it.element();
-  if (it.kind == VK::Unknown && !null(right)) {
-    // Items of something named like a data loader are host batches.
-    TSNode base = strip_parens(right);
-    while (kind(base) == K::Call) {
-      TSNode args = field(base, "arguments");
-      if (null(args) || named_count(args) == 0) break;
-      base = strip_parens(named(args, 0));
-    }
-    if (loader_name(last_part(text(base)))) {
-      const bool enumerated = kind(strip_parens(right)) == K::Call &&
-                              last_part(text(field(strip_parens(right), "function"))) == "enumerate";
-      Value batch = Value::of(VK::HostTensor, Confidence::Medium);
-      elem = enumerated ? Value::container({Value::host(true), batch}, true) : batch;
-    }
-  }
   frames_.push_back(loop_frame(n, right, it, left, body));
   if (!null(left)) assign(left, elem);
   if (!null(body)) block(body);
@@ -678,7 +665,12 @@ Value Walker::cond(TSNode n) {
 
 Value Walker::expr_inner(TSNode n) {
   switch (kind(n)) {
-    case K::Identifier: return lookup(std::string(text(n)));
+    case K::Identifier: {
+      const std::string name(text(n));
+      Value v = lookup(name);
+      if (v.kind == VK::Unknown && loader_name(name)) v = Value::of(VK::Loader, Confidence::Medium);
+      return v;
+    }
     case K::Attribute: return attribute(n);
     case K::Call: return call(n);
     case K::Subscript: return subscript(n, nullptr, nullptr);
@@ -891,7 +883,9 @@ Value Walker::attribute(TSNode n) {
     case VK::Loader:
     case VK::Host:
       return name == "dataset" ? Value{} : Value::host();
-    default: return device_named();
+    default:
+      if (loader_name(name)) return Value::of(VK::Loader, Confidence::Medium);
+      return device_named();
   }
 }
 
