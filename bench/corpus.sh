@@ -46,7 +46,9 @@ measure() {
     /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; wall = s }
     /Maximum resident set size/ { rss = $2 }
     /Exit status/ { status = $2 }
-    END { printf "%.2f %d %d\n", wall, rss, status }' "$out/time" >>"$out/$name"
+    /User time/ { cpu += $2 }
+    /System time/ { cpu += $2 }
+    END { printf "%.2f %d %d %.2f\n", wall, rss, status, cpu }' "$out/time" >>"$out/$name"
 }
 
 # median COLUMN FILE
@@ -68,14 +70,20 @@ echo
 echo "Corpus: $CORPUS ($files files, $lines lines; synclint checked $checked), $JOBS threads/processes," \
      "medians of $RUNS runs, $(nproc) cores."
 echo
-echo "| run | command | wall time (s) | peak memory (MB) |"
-echo "|---|---|---:|---:|"
-row() { printf '| %s | `%s` | %.2f | %.0f |\n' "$1" "$2" "$(median 1 "$out/$3")" "$(median 2 "$out/$3" | awk '{ print $1 / 1024 }')"; }
+echo "| run | command | wall time (s) | CPU time, user + sys (s) | peak memory (MB) |"
+echo "|---|---|---:|---:|---:|"
+row() {
+  printf '| %s | `%s` | %.2f | %.2f | %.0f |\n' "$1" "$2" "$(median 1 "$out/$3")" "$(median 4 "$out/$3")" \
+    "$(median 2 "$out/$3" | awk '{ print $1 / 1024 }')"
+}
 row "synclint" "synclint check --format json -j$JOBS" synclint
 row "parse-only floor" "synclint-parse-only -j $JOBS" parse_only
 row "flake8" "flake8 -j$JOBS" flake8
 echo
 awk -v s="$sl" -v p="$po" -v f="$fl" 'BEGIN {
-  printf "synclint / parse-only: %.2fx (target <= 1.5x); flake8 / synclint: %.1fx (target >= 10x)\n",
+  printf "Wall time: synclint / parse-only %.2fx (target <= 1.5x); flake8 / synclint %.1fx (target >= 10x)\n",
          (p > 0 ? s / p : 0), (s > 0 ? f / s : 0) }'
-echo "synclint exit status: $(median 3 "$out/synclint") (1 = findings, 2 = some file had an error, e.g. a syntax error)"
+awk -v s="$(median 4 "$out/synclint")" -v p="$(median 4 "$out/parse_only")" -v f="$(median 4 "$out/flake8")" 'BEGIN {
+  printf "CPU time:  synclint / parse-only %.2fx; flake8 / synclint %.1fx\n", (p > 0 ? s / p : 0), (s > 0 ? f / s : 0) }'
+echo "synclint exit status: $(median 3 "$out/synclint") (1 = findings, 2 = some file had an error, e.g. a syntax error;" \
+     "above 128 = killed by a signal)"

@@ -121,19 +121,6 @@ fs::path absolute_normal(const fs::path& p) {
   return (ec ? p : abs).lexically_normal();
 }
 
-// The catalog a project is analysed with: the built-in rules plus the configuration's own syncing APIs.
-Catalog catalog_for(const Config& config) {
-  Catalog catalog = Catalog::builtin();
-  for (const ExtraApi& api : config.extra_sync_apis.value) {
-    try {
-      catalog.add_api(api.rule_id, api.language, api.kind, api.name);
-    } catch (const CatalogError& e) {
-      throw ConfigError(config.extra_sync_apis.source + ": extra-sync-apis: " + e.what());
-    }
-  }
-  return catalog;
-}
-
 struct ReadFile {
   const Candidate* candidate = nullptr;
   std::shared_ptr<const Config> config;
@@ -227,7 +214,9 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
   std::size_t done = 0;
   for (auto& [key, members] : projects) {
     const Config& config = *key.first;
-    const Catalog catalog = catalog_for(config);
+    // The built-in rules plus the configuration's own syncing APIs.
+    Catalog catalog = Catalog::builtin();
+    apply_extra_apis(config, catalog);
     python::Options analyzer_options;
     analyzer_options.catalog = &catalog;
     analyzer_options.hot_functions = default_hot_functions();
@@ -241,10 +230,19 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
       sources.push_back({files[i].candidate->path, std::move(files[i].text)});
       files[i].text = {};
     }
-    std::vector<python::FileResult> results = analyze(key.second, sources, analyzer_options);
+    std::vector<python::FileResult> results;
+    try {
+      results = analyze(key.second, sources, analyzer_options);
+    } catch (const std::exception& e) {
+      // A front-end failure (out of memory, an internal error) loses this project, not the run.
+      for (const python::SourceFile& f : sources)
+        report.errors.push_back(FileError{f.path, std::string("internal error while analysing: ") + e.what(),
+                                          true, std::nullopt});
+    }
     sources.clear();
     for (std::size_t k = 0; k < results.size() && k < members.size(); ++k) {
       finish_file(results[k], files[members[k]].candidate->open_path, config, catalog, report);
+      report.checked_paths.push_back(files[members[k]].candidate->path);
       ++report.files_checked;
     }
     done += members.size();
@@ -252,6 +250,7 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
   }
 
   std::sort(report.findings.begin(), report.findings.end(), finding_less);
+  std::sort(report.checked_paths.begin(), report.checked_paths.end());
   if (costs) {
     std::vector<std::pair<std::string, std::string>> mappings;
     for (const PathMapping& m : options.path_mappings) mappings.emplace_back(m.from, m.to);
