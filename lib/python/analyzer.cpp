@@ -15,7 +15,7 @@
 namespace synclint::python {
 namespace {
 
-constexpr int kMaxRounds = 4;
+constexpr int kMaxRounds = 6;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>

@@ -216,6 +216,7 @@ class Walker final : public Checker {
   int depth_ = 0;
   const void* stmt_call_ = nullptr;
   std::unordered_map<int, Env> final_env_;
+  std::unordered_set<int> walked_;
   std::set<std::pair<const void*, std::string>> reported_;
 };
 
@@ -237,11 +238,13 @@ void Walker::walk_function(int fn) {
   if (fi.module_body) {
     block(fi.node);
     p_.next.globals[file_] = env_;
+    walked_.insert(fn);
     return;
   }
   bind_params(fi);
   TSNode body = field(fi.node, "body");
   if (!null(body)) block(body);
+  walked_.insert(fn);
   // Only functions with nested definitions need their final environment.
   final_env_[fn] = env_;
 }
@@ -1260,7 +1263,8 @@ Value Walker::project_call(int callee, const CallInfo& ci, bool bound, bool& wor
     else if (a.keyword != "*" && a.keyword != "**") e.keywords.emplace_back(std::string(a.keyword), a.value);
   }
   out_.edges.push_back(std::move(e));
-  const FuncSummary& s = prev_sum(callee);
+  // A function of this file already walked in this round has a fresher summary (Gauss-Seidel order).
+  const FuncSummary& s = walked_.count(callee) ? p_.next.funcs[callee] : prev_sum(callee);
   if (s.gpu_work) work = true;
   if (s.syncs) syncs = true;
   return s.returns ? s.ret : Value{};
