@@ -1,6 +1,7 @@
 // SARIF 2.1.0 output: one run whose driver lists every catalog rule, results with related locations
 // (the hot context), partial fingerprints, properties and fixes; input errors become tool execution
 // notifications. Checked with the official validator (Sarif.Multitool validate) by a test.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -231,7 +232,7 @@ class SarifWriter {
       j["relatedLocations"] = std::move(related);
     }
     j["partialFingerprints"] = Json{{"synclintLineHash/v1", fingerprint(f)}};
-    if (!f.edits.empty()) j["fixes"] = Json::array({fix(f)});
+    if (std::any_of(f.edits.begin(), f.edits.end(), applicable)) j["fixes"] = Json::array({fix(f)});
     Json properties;
     properties["confidence"] = to_string(f.confidence);
     properties["periodic"] = f.periodic;
@@ -243,9 +244,13 @@ class SarifWriter {
     return j;
   }
 
+  // A replacement needs a region: an edit without a line cannot be applied.
+  static bool applicable(const TextEdit& e) { return e.range.begin.line > 0; }
+
   Json fix(const Finding& f) const {
     std::map<std::string, Json> by_file;  // one artifactChange per file, in path order
     for (const TextEdit& e : f.edits) {
+      if (!applicable(e)) continue;
       Json& change = by_file[e.range.path];
       if (change.is_null()) change = Json{{"artifactLocation", artifact_location(e.range.path)}, {"replacements", Json::array()}};
       change["replacements"].push_back(Json{{"deletedRegion", region(e.range)}, {"insertedContent", Json{{"text", e.replacement}}}});

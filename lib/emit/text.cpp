@@ -126,7 +126,7 @@ class TextWriter {
       for (const Finding& f : report_.findings) finding(f);
     }
     for (const FileError& e : report_.errors) {
-      out_ << palette_.bold(location_text(e) + ":") << ' '
+      out_ << palette_.bold(one_line(location_text(e)) + ":") << ' '
            << palette_.severity(e.fatal ? "error" : "warning", e.fatal ? Severity::Error : Severity::Warning) << ' '
            << one_line(e.message) << '\n';
     }
@@ -137,7 +137,7 @@ class TextWriter {
  private:
   void header(const SourceRange& range, std::string_view word, Severity severity, const std::string& message,
               const std::string& tag) {
-    out_ << palette_.bold(location_text(range) + ":") << ' ' << palette_.severity(word, severity) << ' '
+    out_ << palette_.bold(one_line(location_text(range)) + ":") << ' ' << palette_.severity(word, severity) << ' '
          << palette_.bold(one_line(message));
     if (!tag.empty()) out_ << ' ' << tag;
     out_ << '\n';
@@ -192,7 +192,7 @@ class TextWriter {
   void missed() {
     out_ << palette_.bold("Runtime synchronizations missed by static analysis:") << '\n';
     for (const RuntimeSite& site : report_.missed_by_static) {
-      out_ << "  " << palette_.bold(location_text(site.range) + ":") << ' ' << one_line(site.api);
+      out_ << "  " << palette_.bold(one_line(location_text(site.range)) + ":") << ' ' << one_line(site.api);
       if (!site.function.empty()) out_ << " in " << one_line(site.function);
       out_ << ": " << cost_text(site.cost) << '\n';
     }

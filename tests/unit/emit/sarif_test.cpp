@@ -88,6 +88,18 @@ TEST(Sarif, ResultFields) {
   EXPECT_EQ(replacement["deletedRegion"]["startColumn"], 18);
 }
 
+TEST(Sarif, EditsWithoutALineAreNotOffered) {
+  Report report;
+  Finding f = make_finding("a.py", 1, 1, 2);
+  f.edits = {{testing::range("a.py", 0, 0, 0, 0), "x"}};
+  report.findings = {f};
+  EXPECT_FALSE(sarif(report)["runs"][0]["results"][0].contains("fixes"));
+  report.findings[0].edits.push_back({testing::range("b.py", 2, 1, 2, 3), "y"});
+  const json fixes = sarif(report)["runs"][0]["results"][0]["fixes"];
+  ASSERT_EQ(fixes[0]["artifactChanges"].size(), 1u);
+  EXPECT_EQ(fixes[0]["artifactChanges"][0]["artifactLocation"]["uri"], "b.py");
+}
+
 TEST(Sarif, UnknownRuleHasNoIndex) {
   Report report;
   Finding f = make_finding("a.py", 1, 1, 2);

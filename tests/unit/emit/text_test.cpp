@@ -203,13 +203,15 @@ TEST(Text, ColourOnlyWhenAsked) {
       << "only the marker itself is coloured";
 }
 
-TEST(Text, MessagesStayOnOneLine) {
+TEST(Text, MessagesAndPathsStayOnOneLine) {
   Report report;
   report.findings = {make_finding("a.py", 1, 1, 2, "two\nlines\x1b[2J")};
+  report.errors = {FileError{"odd\nname.py", "unreadable", true, std::nullopt}};
   emit::Options o = testing::sample_options();
   o.show_source = false;
   const std::string out = render(Format::Text, report, o);
   EXPECT_NE(out.find("warning: two lines [2J [SYNC001"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nodd name.py: error: unreadable\n"), std::string::npos) << out;
 }
 
 TEST(Text, StatisticsTable) {
