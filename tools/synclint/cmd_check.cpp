@@ -227,29 +227,40 @@ int run(const CheckArgs& args) {
 void add_check_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* cmd = app.add_subcommand("check", "Check Python files for host-device synchronizations in hot code");
-  cmd->add_option("paths", args->paths, "Files or folders to check (folders recursively; default: .)");
+  cmd->add_option("paths", args->paths, "Files or folders to check (folders recursively; default: .)")
+      ->type_name("PATH");
   cmd->add_option("--format", args->format, "Output format: text, json, sarif, github, junit")
+      ->type_name("FORMAT")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "Write the report to FILE (atomically) instead of stdout");
+  cmd->add_option("-o,--output", args->output, "Write the report to FILE (atomically) instead of stdout")
+      ->type_name("FILE");
   cmd->add_option("-j,--jobs", args->jobs, "Worker threads (default: all cores)")
+      ->type_name("N")
       ->check(CLI::Range(0u, 1024u));
   cmd->add_option("--min-severity", args->min_severity,
                   "Hide findings below this severity (note, warning, error); hidden findings do not fail")
+      ->type_name("SEVERITY")
       ->capture_default_str();
   cmd->add_flag("--exit-zero", args->exit_zero, "Exit 0 even when there are findings (errors still exit 2)");
   cmd->add_flag("--statistics", args->statistics, "Print a count per rule instead of the findings");
   cmd->add_flag("--all", args->all, "Also report synchronizations in cold code (runs once)");
-  cmd->add_option("--config", args->config, "Use this configuration file for every path");
-  cmd->add_option("--costs", args->costs, "Join a probe report (synclint probe -o REPORT.json): rank by cost");
+  cmd->add_option("--config", args->config, "Use this configuration file for every path")
+      ->type_name("FILE");
+  cmd->add_option("--costs", args->costs, "Join a probe report (synclint probe -o REPORT.json): rank by cost")
+      ->type_name("REPORT");
   cmd->add_option("--path-map", args->path_maps,
                   "FROM=TO: map a path prefix recorded in the probe report to one here (repeatable)")
+      ->type_name("FROM=TO")
       ->allow_extra_args(false);
   cmd->add_option("--color", args->color, "Colour: auto (on a terminal, unless NO_COLOR is set), always, never")
+      ->type_name("WHEN")
       ->capture_default_str();
   cmd->add_option("--select", args->select, "Only these rules (ids, prefixes or names; replaces configuration)")
+      ->type_name("RULES")
       ->allow_extra_args(false)
       ->delimiter(',');
   cmd->add_option("--ignore", args->ignore, "Skip these rules (ids, prefixes or names; added to configuration)")
+      ->type_name("RULES")
       ->allow_extra_args(false)
       ->delimiter(',');
   cmd->add_flag("--no-progress", args->no_progress, "Never show the progress line on stderr");
