@@ -96,7 +96,7 @@ struct Probe {
   std::atomic<bool> python_seen{false};
   std::atomic<bool> finished{false};
   std::atomic<int> pending_signal{0};
-  std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0};
+  std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
   struct sigaction old_int {}, old_term {};
 };
 
@@ -215,6 +215,16 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   // EXIT: the timestamp first, before anything that could wait (the GIL).
   std::uint64_t end = 0;
   p.cupti.get_timestamp(&end);
+  struct ExitTimer {  // SYNCLINT_PROBE_DEBUG: the probe's own time per recorded call
+    Probe& p;
+    std::chrono::steady_clock::time_point t0 = p.debug ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    ~ExitTimer() {
+      if (!p.debug) return;
+      p.exit_ns += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+      ++p.exit_count;
+    }
+  } timer{p};
   if (runtime) {
     if (t_runtime_depth > 0) --t_runtime_depth;
   } else if (t_runtime_depth > 0) {
@@ -371,13 +381,15 @@ void write_outputs() {
   if (p.debug) {
     std::fprintf(stderr,
                  "synclint probe: pid %lld status '%s' host calls %llu gpu records %llu windows %llu sites %zu "
-                 "site captures %llu (%.2f us each) symbolizer %s report %s\n",
+                 "site captures %llu (%.2f us each) exit callbacks %llu (%.2f us each) symbolizer %s report %s\n",
                  static_cast<long long>(p.run.pid), p.status.c_str(),
                  static_cast<unsigned long long>(p.rec ? p.rec->host_calls_seen() : 0),
                  static_cast<unsigned long long>(p.gpu_records.load()),
                  static_cast<unsigned long long>(p.rec ? p.rec->windows() : 0), report.sites.size(),
                  static_cast<unsigned long long>(p.site_count.load()),
                  p.site_count.load() ? static_cast<double>(p.site_ns.load()) / 1e3 / static_cast<double>(p.site_count.load()) : 0.0,
+                 static_cast<unsigned long long>(p.exit_count.load()),
+                 p.exit_count.load() ? static_cast<double>(p.exit_ns.load()) / 1e3 / static_cast<double>(p.exit_count.load()) : 0.0,
                  p.native ? (p.native->symbolizer().tool_path().empty() ? "none (dladdr)"
                                                                          : p.native->symbolizer().tool_path().c_str())
                           : "-",

@@ -34,19 +34,27 @@ probe() {  # probe <name> <env...> -- <command...>
   echo "exit=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms files: $(ls "$W/$name" | tr '\n' ' ')"
   for r in "$W/$name"/report-*.json; do [[ -f $r ]] && python3 $G/show_report.py "$r" $(ls "$W/$name"/stream-*.json 2>/dev/null | head -1); done
 }
+# SMOKE_SET=core skips the exit-path and robustness runs (raise, signals, workers, no CUPTI, profiler).
+set_=${SMOKE_SET:-full}
+REC=(SYNCLINT_PROBE_RECORD=1 SYNCLINT_PROBE_RECORD_MAX=${RECORD_MAX:-1000})
 echo "== unprobed"; timeout 120 python3 $G/smoke.py
-probe py SYNCLINT_PROBE_RECORD=1 SYNCLINT_PROBE_RECORD_MAX=1500 SYNCLINT_PROBE_TRACE=1 -- python3 $G/smoke.py
-probe py-raise -- python3 $G/smoke.py --steps 5 --reads 100 --end raise
-probe py-sigterm -- python3 $G/smoke.py --steps 5 --reads 100 --end sigterm
-probe py-sigint -- python3 $G/smoke.py --steps 5 --reads 100 --end sigint
-probe py-workers -- python3 $G/smoke.py --steps 5 --reads 100 --workers 2
-probe py-nodriver SYNCLINT_PROBE_DRIVER=0 -- python3 $G/smoke.py
-probe py-nocupti SYNCLINT_CUPTI_PATH=/nonexistent/libcupti.so -- python3 $G/smoke.py --steps 5 --reads 100
-probe py-profiler -- python3 -c "import torch; x=torch.ones(4,device='cuda'); p=torch.profiler.profile(); p.__enter__(); (x*2).sum().item(); p.__exit__(None,None,None); print('profiler run done')"
-echo "== unprobed cpp"; timeout 60 /tmp/bc/smoke_cpp
-probe cpp SYNCLINT_PROBE_RECORD=1 SYNCLINT_PROBE_RECORD_MAX=1500 -- /tmp/bc/smoke_cpp
-probe cpp-dladdr SYNCLINT_PROBE_SYMBOLIZER=none -- /tmp/bc/smoke_cpp
-[[ -f bench/gpu/cnn_bench.py ]] && probe cnn-norms SYNCLINT_PROBE_RECORD=1 SYNCLINT_PROBE_RECORD_MAX=1500 -- \
+probe py "${REC[@]}" SYNCLINT_PROBE_TRACE=1 -- python3 $G/smoke.py
+if [[ $set_ == full ]]; then
+  probe py-raise -- python3 $G/smoke.py --steps 5 --reads 100 --end raise
+  probe py-sigterm -- python3 $G/smoke.py --steps 5 --reads 100 --end sigterm
+  probe py-sigint -- python3 $G/smoke.py --steps 5 --reads 100 --end sigint
+  probe py-workers -- python3 $G/smoke.py --steps 5 --reads 100 --workers 2
+  probe py-nodriver SYNCLINT_PROBE_DRIVER=0 -- python3 $G/smoke.py
+  probe py-nocupti SYNCLINT_CUPTI_PATH=/nonexistent/libcupti.so -- python3 $G/smoke.py --steps 5 --reads 100
+  probe py-profiler -- python3 -c "import torch; x=torch.ones(4,device='cuda'); p=torch.profiler.profile(); p.__enter__(); (x*2).sum().item(); p.__exit__(None,None,None); print('profiler run done')"
+else
+  echo "== unprobed again"; timeout 120 python3 $G/smoke.py --steps 5
+  probe py-again -- python3 $G/smoke.py --steps 5
+fi
+echo "== unprobed cpp"; timeout 60 /tmp/bc/smoke_cpp; timeout 60 /tmp/bc/smoke_cpp
+probe cpp "${REC[@]}" -- /tmp/bc/smoke_cpp
+probe cpp-again -- /tmp/bc/smoke_cpp
+[[ $set_ == full ]] && probe cpp-dladdr SYNCLINT_PROBE_SYMBOLIZER=none -- /tmp/bc/smoke_cpp
+[[ -f bench/gpu/cnn_bench.py ]] && probe cnn-norms "${REC[@]}" -- \
   python3 bench/gpu/cnn_bench.py --mode norms --batch 16 --steps 30 --warmup 5 --reps 1
-cp "$W"/build-*.log "$W"/.. 2>/dev/null
 tar -czf "$OUT/probe-smoke.tar.gz" -C "$W" .
