@@ -875,6 +875,9 @@ Value Walker::attribute(TSNode n) {
       if (Value d = device_named(); d.kind != VK::Unknown) return d;
       if (recv.kind == VK::Module) {
         if (name == "training") return Value::host();
+        if (recv.cuda && (name == "weight" || name == "bias" || name.ends_with("_weight") || name.ends_with("_bias") ||
+                          name == "running_mean" || name == "running_var"))
+          return Value::device(recv.conf);
         Value m = Value::of(VK::Module, recv.conf);
         m.cuda = recv.cuda;
         return m;
@@ -974,6 +977,7 @@ Value Walker::binary(TSNode n) {
     return Value::host(true);
   }
   if (l.on_device() || r.on_device()) {
+    gpu_work();
     Confidence c = l.on_device() && r.on_device() ? std::max(l.conf, r.conf) : (l.on_device() ? l.conf : r.conf);
     const bool mask = (op == "&" || op == "|" || op == "^") && (l.mask || r.mask);
     return Value::device(c, mask);

@@ -1,0 +1,258 @@
+// Hot context: loops, calls from loops (across files), callbacks, periodic guards, epochs, multipliers, scopes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test_catalog.h"
+
+namespace synclint::python::test {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+bool has_related(const Finding& f, const std::string& part) {
+  for (const RelatedLocation& r : f.related)
+    if (r.message.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(HotContext, ColdCodeIsNotReportedUnlessAsked) {
+  const std::string src = R"(import torch
+x = torch.ones(1, device="cuda")
+x.item()
+def f():
+    return x.item()
+)";
+  EXPECT_THAT(analyze(src).findings, IsEmpty());
+  const auto all = analyze(src, options(true));
+  ASSERT_EQ(all.findings.size(), 2u);
+  for (const Finding& f : all.findings) EXPECT_EQ(f.severity, Severity::Note);
+}
+
+TEST(HotContext, LoopHeaderIsARelatedLocation) {
+  const auto r = analyze(R"(import torch
+for i in range(3):
+    torch.ones(1, device="cuda").item()
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.severity, Severity::Warning);
+  EXPECT_FALSE(f.periodic);
+  ASSERT_EQ(f.related.size(), 1u);
+  EXPECT_EQ(f.related[0].range.begin.line, 2u);
+  EXPECT_EQ(f.related[0].message, "inside loop at train.py:2");
+}
+
+TEST(HotContext, PeriodicGuardsMakeNotes) {
+  const auto r = analyze(R"(import torch
+loss = torch.ones(1, device="cuda")
+for step in range(100):
+    if step % 10 == 0:
+        loss.item()
+    if (step + 1) % k == 0:
+        loss.item()
+    if step % 5:
+        loss.item()
+    else:
+        loss.item()
+    if not step % 3:
+        loss.item()
+    if step % 7 != 0:
+        continue
+    loss.item()
+)");
+  ASSERT_EQ(sites(r, "SYNC001"), (std::vector<std::string>{"5:9", "7:9", "9:9", "11:9", "13:9", "16:5"}));
+  const std::vector<bool> periodic = {true, true, false, true, true, true};
+  for (std::size_t i = 0; i < r.findings.size(); ++i) {
+    EXPECT_EQ(r.findings[i].periodic, periodic[i]) << r.findings[i].message;
+    EXPECT_EQ(r.findings[i].severity, periodic[i] ? Severity::Note : Severity::Warning) << r.findings[i].message;
+  }
+  EXPECT_TRUE(has_related(r.findings[0], "periodic guard at train.py:4"));
+}
+
+TEST(HotContext, OncePerEpochIsANote) {
+  const auto r = analyze(R"(import torch
+loss = torch.ones(1, device="cuda")
+for epoch in range(10):
+    for x in train_loader:
+        loss.item()
+    loss.item()
+)");
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(r.findings[0].severity, Severity::Warning);
+  EXPECT_EQ(r.findings[1].severity, Severity::Note);
+  EXPECT_TRUE(r.findings[1].periodic);
+  EXPECT_NE(r.findings[1].message.find("once per epoch"), std::string::npos);
+}
+
+TEST(HotContext, InnerParameterLoopIsAMultiplierNotAnEpoch) {
+  const auto r = analyze(R"(import torch
+model = torch.nn.Linear(2, 2).cuda()
+for step in range(10):
+    for p in model.parameters():
+        p.norm()
+    model(torch.ones(2, device="cuda")).sum().item()
+    for t in [model.weight, model.bias]:
+        t.norm().item()
+)");
+  const Finding* item = find(r, "SYNC001", 6);
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->severity, Severity::Warning);
+  const Finding* mult = find(r, "SYNC001", 8);
+  ASSERT_NE(mult, nullptr);
+  EXPECT_EQ(mult->reads_per_step, 2u);
+  EXPECT_NE(mult->message.find("2 reads per step"), std::string::npos) << mult->message;
+}
+
+TEST(HotContext, MultiplierInComprehensionOverParameters) {
+  const auto r = analyze(R"(import torch
+model = torch.nn.Linear(2, 2).cuda()
+for step in range(10):
+    norms = [p.grad.norm().item() for p in model.parameters()]
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_NE(r.findings[0].message.find("one read per parameter per step"), std::string::npos);
+}
+
+TEST(HotContext, ParameterLoopInColdCodeIsCold) {
+  const auto r = analyze(R"(import torch
+model = torch.nn.Linear(2, 2).cuda()
+for p in model.parameters():
+    print(p.norm().item())
+)");
+  EXPECT_THAT(r.findings, IsEmpty());
+}
+
+TEST(HotContext, CallsFromLoopsAcrossFilesWithChain) {
+  const auto results = analyze_files({
+      {"proj/train.py", R"(import torch
+from utils import log_stats
+import metrics
+for step in range(100):
+    loss = torch.ones(1, device="cuda")
+    log_stats(loss)
+    metrics.record(loss)
+)"},
+      {"proj/utils.py", R"(def log_stats(loss):
+    print(loss)
+)"},
+      {"proj/metrics.py", R"(def record(loss):
+    return helper(loss)
+
+def helper(t):
+    return t.item()
+
+def unused(t):
+    return t.item()
+)"},
+  });
+  ASSERT_EQ(results.size(), 3u);
+  const Finding* p = find(results[1], "SYNC005", 2);
+  ASSERT_NE(p, nullptr);
+  EXPECT_NE(p->message.find("called from train.py:6 inside loop at train.py:4"), std::string::npos) << p->message;
+  EXPECT_TRUE(has_related(*p, "inside loop at train.py:4"));
+  ASSERT_EQ(results[2].findings.size(), 1u);
+  const Finding& h = results[2].findings[0];
+  EXPECT_EQ(h.range.begin.line, 5u);
+  EXPECT_EQ(h.function, "helper");
+  EXPECT_TRUE(has_related(h, "called from metrics.py:2"));
+  EXPECT_TRUE(has_related(h, "called from train.py:7 inside loop at train.py:4"));
+}
+
+TEST(HotContext, RelativeImportsAndMethods) {
+  const auto results = analyze_files({
+      {"pkg/__init__.py", ""},
+      {"pkg/engine.py", R"(from .stats import Meter
+class Trainer:
+    def __init__(self):
+        self.meter = Meter()
+    def fit(self, loader):
+        for x in loader:
+            self.step(x)
+    def step(self, x):
+        self.meter.update(x.cuda(non_blocking=True))
+)"},
+      {"pkg/stats.py", R"(class Meter:
+    def update(self, value):
+        if value > 0:
+            pass
+)"},
+  });
+  const Finding* f = find(results[2], "SYNC006", 3);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("inside loop at engine.py:6"), std::string::npos) << f->message;
+}
+
+TEST(HotContext, CallbacksByNameAndConfiguredHotFunctions) {
+  const std::string src = R"(import torch
+class M(torch.nn.Module):
+    def training_step(self, batch, idx):
+        loss = self(batch).mean()
+        loss.item()
+    def my_step(self, batch):
+        torch.ones(1, device="cuda").item()
+    def helper(self, batch):
+        torch.ones(1, device="cuda").item()
+)";
+  auto r = analyze(src);
+  EXPECT_THAT(sites(r, "SYNC001"), ElementsAre("5:9"));
+  EXPECT_NE(r.findings[0].message.find("`training_step` is a per-step callback"), std::string::npos);
+  Options o = options();
+  o.hot_functions.push_back("my_step");
+  r = analyze(src, o);
+  EXPECT_THAT(sites(r, "SYNC001"), ElementsAre("5:9", "7:9"));
+}
+
+TEST(HotContext, PeriodicCallSiteMakesCalleePeriodic) {
+  const auto r = analyze(R"(import torch
+def dump(t):
+    print(t)
+for step in range(100):
+    t = torch.ones(1, device="cuda")
+    if step % 100 == 0:
+        dump(t)
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].severity, Severity::Note);
+  EXPECT_TRUE(r.findings[0].periodic);
+}
+
+TEST(Scopes, LoopAncestryStopsAtDefLambdaAndClass) {
+  const auto r = analyze(R"(import torch
+x = torch.ones(1, device="cuda")
+for i in range(3):
+    def inner():
+        return x.item()
+    key = lambda t: t.item()
+    class Local:
+        value = x.item()
+)");
+  // inner() and the lambda are never called from the loop; the class body runs once per iteration but
+  // is reported (it is in the loop's block), the function and the lambda are not.
+  EXPECT_THAT(sites(r, "SYNC001"), ElementsAre("8:17"));
+}
+
+TEST(Scopes, ComprehensionVariablesDoNotLeak) {
+  const auto r = analyze(R"(import torch
+p = 1.0
+for step in range(3):
+    ts = [p for p in [torch.ones(1, device="cuda")]]
+    if p:
+        pass
+)");
+  EXPECT_THAT(sites(r, "SYNC006"), IsEmpty());
+}
+
+TEST(Scopes, FunctionNamesInFindings) {
+  const auto r = analyze(R"(import torch
+class Trainer:
+    def train(self):
+        for i in range(3):
+            torch.ones(1, device="cuda").item()
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].function, "Trainer.train");
+}
+
+}  // namespace
+}  // namespace synclint::python::test

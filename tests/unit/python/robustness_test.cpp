@@ -1,0 +1,106 @@
+// Bad input: syntax errors, deep nesting, large files, comments; never a crash.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test_catalog.h"
+
+namespace synclint::python::test {
+namespace {
+
+TEST(Robustness, SyntaxErrorIsReportedAndTheRestIsAnalysed) {
+  const auto r = analyze(R"(import torch
+for i in range(3):
+    torch.ones(1, device="cuda").item()
+def broken(:
+    pass
+)");
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_TRUE(r.errors[0].fatal);
+  EXPECT_EQ(r.errors[0].message.rfind("syntax error: ", 0), 0u) << r.errors[0].message;
+  ASSERT_TRUE(r.errors[0].position.has_value());
+  EXPECT_EQ(r.errors[0].position->line, 4u);
+  EXPECT_EQ(r.findings.size(), 1u);
+}
+
+TEST(Robustness, DeepNestingDoesNotOverflow) {
+  // 5,000 nested blocks and a 5,000-deep expression.
+  std::string src = "import torch\nx = torch.ones(1, device='cuda')\n";
+  for (int i = 0; i < 5000; ++i) src += std::string(i, ' ') + "if True:\n";
+  src += std::string(5000, ' ') + "x.item()\n";
+  src += "y = " + std::string(5000, '(') + "x" + std::string(5000, ')') + "\n";
+  src += "z = x" + std::string() ;
+  for (int i = 0; i < 5000; ++i) src += " + x";
+  src += "\nfor i in range(2):\n    [[[[[[x.item()]]]]]]\n";
+  const auto r = analyze(src);
+  EXPECT_GE(r.findings.size(), 1u);
+}
+
+TEST(Robustness, DeeplyNestedLoopsAndCallsDoNotOverflow) {
+  std::string src = "import torch\nx = torch.ones(1, device='cuda')\n";
+  for (int i = 0; i < 5000; ++i) src += std::string(i, ' ') + "for i" + std::to_string(i) + " in range(2):\n";
+  src += std::string(5000, ' ') + "x.item()\n";
+  std::string call = "x";
+  for (int i = 0; i < 5000; ++i) call = "f(" + call + ")";
+  src += "y = " + call + "\n";
+  const auto r = analyze(src);
+  EXPECT_TRUE(r.errors.empty() || !r.errors.empty());  // reaching here without a crash is the test
+  SUCCEED();
+}
+
+TEST(Robustness, LargeFileIsAnalysed) {
+  std::string src = "import torch\ndevice = 'cuda'\n";
+  std::string body;
+  for (int i = 0; i < 20000; ++i)
+    body += "def f" + std::to_string(i) + "(x):\n    y = x * 2 + " + std::to_string(i) +
+            "\n    return y.sum()\n\n";
+  src += body;
+  src += "for step in range(10):\n    f19999(torch.ones(3, device=device)).item()\n";
+  ASSERT_GT(src.size(), 1'000'000u);
+  const auto r = analyze(src);
+  EXPECT_TRUE(r.errors.empty());
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].confidence, Confidence::High);
+}
+
+TEST(Robustness, CommentsAreReturnedWithCodePointColumns) {
+  const auto r = analyze("x = 'é'  # synclint: ignore[SYNC001]\n# noqa\n");
+  ASSERT_EQ(r.comments.size(), 2u);
+  EXPECT_EQ(r.comments[0].text, "# synclint: ignore[SYNC001]");
+  EXPECT_EQ(r.comments[0].begin.line, 1u);
+  EXPECT_EQ(r.comments[0].begin.column, 10u);
+  EXPECT_EQ(r.comments[1].begin.line, 2u);
+}
+
+TEST(Robustness, ColumnsCountCodePoints) {
+  const auto r = analyze("import torch\nfor i in range(2):\n    s = 'ééé'; torch.ones(1, device='cuda').item()\n");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].range.begin.column, 16u);
+}
+
+TEST(Robustness, EmptyAndOddInputs) {
+  EXPECT_TRUE(analyze("").findings.empty());
+  EXPECT_TRUE(analyze("\n\n\n").findings.empty());
+  const auto r = analyze(std::string("x = 1\0y = 2\n", 12));
+  SUCCEED() << r.errors.size();
+  EXPECT_TRUE(analyze_project({}, options()).empty());
+}
+
+TEST(Robustness, ParallelJobsGiveTheSameFindings) {
+  std::vector<SourceFile> files;
+  for (int i = 0; i < 16; ++i)
+    files.push_back({"f" + std::to_string(i) + ".py",
+                     "import torch\nfor s in range(2):\n    torch.ones(1, device='cuda').item()\n"});
+  Options serial = options();
+  Options parallel = options();
+  parallel.jobs = 4;
+  const auto a = analyze_files(files, serial);
+  const auto b = analyze_files(files, parallel);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].findings.size(), b[i].findings.size());
+    for (std::size_t j = 0; j < a[i].findings.size(); ++j) EXPECT_EQ(a[i].findings[j].message, b[i].findings[j].message);
+  }
+}
+
+}  // namespace
+}  // namespace synclint::python::test
