@@ -197,11 +197,19 @@ const SourceCache::File* SourceCache::file(const std::string& path) {
   return it->second ? &*it->second : nullptr;
 }
 
-std::optional<std::string_view> SourceCache::line(const std::string& path, std::uint32_t line) {
+std::optional<std::uint32_t> SourceCache::line_count(const std::string& path) {
   const File* f = file(path);
-  if (f == nullptr || line == 0 || line > f->starts.size()) return std::nullopt;
+  if (f == nullptr) return std::nullopt;
+  // A final line ending does not start another line.
+  const bool trailing = f->starts.size() > 1 && f->starts.back() == f->text.size();
+  return static_cast<std::uint32_t>(f->starts.size() - (trailing ? 1 : 0));
+}
+
+std::optional<std::string_view> SourceCache::line(const std::string& path, std::uint32_t line) {
+  const auto count = line_count(path);
+  if (!count || line == 0 || line > *count) return std::nullopt;
+  const File* f = file(path);
   const std::size_t begin = f->starts[line - 1];
-  if (begin == f->text.size() && line == f->starts.size() && line > 1) return std::nullopt;  // after the last '\n'
   std::size_t end = line < f->starts.size() ? f->starts[line] - 1 : f->text.size();
   std::string_view text(f->text.data() + begin, end - begin);
   if (text.ends_with('\r')) text.remove_suffix(1);

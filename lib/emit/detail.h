@@ -70,6 +70,8 @@ class SourceCache {
   explicit SourceCache(const Options& options) : options_(options) {}
   // Line `line` (1-based) of `path` without its line ending; nullopt when unknown.
   std::optional<std::string_view> line(const std::string& path, std::uint32_t line);
+  // Number of lines of `path` (at least 1); nullopt when unknown.
+  std::optional<std::uint32_t> line_count(const std::string& path);
 
  private:
   struct File {

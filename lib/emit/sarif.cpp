@@ -184,6 +184,16 @@ class SarifWriter {
     return j;
   }
 
+  // A result always has a region: without a line the finding is about the whole file (all its lines
+  // when the source can be read, else its first line), where file-level findings are conventionally put.
+  Json primary_location(const SourceRange& r) {
+    if (r.begin.line > 0) return physical_location(r);
+    Json j = physical_location(r);
+    j["region"] = Json{{"startLine", 1}};
+    if (const std::optional<std::uint32_t> lines = sources_.line_count(r.path)) j["region"]["endLine"] = *lines;
+    return j;
+  }
+
   static Json cost(const SiteCost& c) {
     return Json{{"calls", c.calls},
                 {"hostBlockedMs", c.host_blocked_ms},
@@ -220,7 +230,7 @@ class SarifWriter {
     if (const auto index = rule_index(catalog_, f.rule_id)) j["ruleIndex"] = *index;
     j["level"] = to_string(f.severity);
     j["message"] = Json{{"text", sentence(f.message)}};
-    j["locations"] = Json::array({Json{{"physicalLocation", physical_location(f.range)}}});
+    j["locations"] = Json::array({Json{{"physicalLocation", primary_location(f.range)}}});
     if (!f.related.empty()) {
       Json related = Json::array();
       int id = 0;

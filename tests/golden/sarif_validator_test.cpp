@@ -108,9 +108,23 @@ TEST_F(SarifValidator, NoErrorsAndNoWarnings) {
   errors_only.files_checked = 1;
   errors_only.errors = {FileError{"src/broken.py", "invalid syntax", true, Position{3, 5}},
                         FileError{"/elsewhere/big.py", "file too large (70 MB), skipped", false, std::nullopt}};
+  // Unusual but possible content: paths outside the working directory and with spaces and non-ASCII
+  // characters, unknown positions, a rule the catalog does not know, multi-line messages, reversed ranges.
+  Report odd;
+  odd.files_checked = 3;
+  Finding outside = testing::finding("SYNC001", "tensor-item", Severity::Error, testing::range("/opt/x y/ü.py", 2, 4, 2, 9),
+                                     "multi-line\nmessage with \"quotes\" and {braces}");
+  outside.edits = {{testing::range("/opt/x y/ü.py", 2, 4, 2, 9), "x"}, {testing::range("/opt/x y/ü.py", 0, 0, 0, 0), "y"}};
+  Finding unknown = testing::finding("SYNC999", "", Severity::Note, testing::range("../up.py", 0, 0, 0, 0), "");
+  Finding reversed = testing::finding("SYNC002", "tensor-tolist", Severity::Warning, testing::range("a.py", 5, 9, 5, 2), "m");
+  reversed.related = {{testing::range("a.py", 3, 0, 4, 0), "spans lines."}};
+  Finding whole_file = testing::finding("SYNC001", "tensor-item", Severity::Warning, testing::range("src/train.py", 0, 0, 0, 0), "m");
+  Finding no_column = testing::finding("SYNC001", "tensor-item", Severity::Warning, testing::range("a.py", 4, 0, 0, 0), "m");
+  odd.findings = {outside, unknown, reversed, whole_file, no_column};
   const Validation v = validate({write_sarif("sample.sarif", testing::sample_report(), cli_options()),
                                  write_sarif("empty.sarif", Report{}, cli_options()),
-                                 write_sarif("errors.sarif", errors_only, cli_options())},
+                                 write_sarif("errors.sarif", errors_only, cli_options()),
+                                 write_sarif("odd.sarif", odd, cli_options())},
                                 "validation.sarif");
   EXPECT_TRUE(v.problems.empty()) << v.problems.size() << " validator errors/warnings, the first:\n" << v.problems[0];
   EXPECT_EQ(v.status, 0) << "the validator exited with " << v.status;

@@ -100,6 +100,14 @@ TEST(Sarif, EditsWithoutALineAreNotOffered) {
   EXPECT_EQ(fixes[0]["artifactChanges"][0]["artifactLocation"]["uri"], "b.py");
 }
 
+TEST(Sarif, FindingWithoutALineCoversTheWholeFile) {
+  Report report;
+  report.findings = {make_finding("a.py", 0, 0, 0), make_finding("unread.py", 0, 0, 0)};
+  const json results = sarif(report, options_with_source("a.py", "x\ny\nz\n"))["runs"][0]["results"];
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"], (json{{"startLine", 1}, {"endLine", 3}}));
+  EXPECT_EQ(results[1]["locations"][0]["physicalLocation"]["region"], (json{{"startLine", 1}}));
+}
+
 TEST(Sarif, UnknownRuleHasNoIndex) {
   Report report;
   Finding f = make_finding("a.py", 1, 1, 2);
