@@ -18,8 +18,6 @@ using Json = nlohmann::ordered_json;
 constexpr std::string_view kSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr std::string_view kBaseId = "SRCROOT";
 
-// SARIF's levels "note", "warning" and "error" are the names of synclint's severities.
-
 // SARIF plain-text messages are complete sentences ending in a period.
 std::string sentence(std::string text) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
@@ -228,7 +226,7 @@ class SarifWriter {
     Json j;
     j["ruleId"] = f.rule_id;
     if (const auto index = rule_index(catalog_, f.rule_id)) j["ruleIndex"] = *index;
-    j["level"] = to_string(f.severity);
+    j["level"] = to_string(f.severity);  // SARIF's levels are the names of synclint's severities
     j["message"] = Json{{"text", sentence(f.message)}};
     j["locations"] = Json::array({Json{{"physicalLocation", primary_location(f.range)}}});
     if (!f.related.empty()) {

@@ -1,6 +1,7 @@
 // Text output, clang/ruff style: "path:line:col: warning: message [SYNC001 tensor-item]", the source
 // line with a caret under the range, notes for related locations, the fix and the measured cost.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "emit/detail.h"
