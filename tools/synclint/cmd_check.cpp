@@ -117,7 +117,7 @@ void write_atomically(const fs::path& path, const std::string& text) {
   }
 }
 
-// "checking 340/1100 files" on stderr, only on a terminal and only for runs that are long (more than
+// "checking 1100 files (2 s)" on stderr, only on a terminal and only for runs that are long (more than
 // 200 files, or still running after a second). The line is erased when the run ends.
 class ProgressLine {
  public:
@@ -152,8 +152,13 @@ class ProgressLine {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const std::size_t total = total_;
       if (elapsed < 1.0 && total <= 200) continue;
-      std::fprintf(stderr, "\r\033[Ksynclint: %c checking %zu/%zu files (%.0f s)", kSpin[tick % 4],
-                   done_.load(), total, elapsed);
+      // Files are analysed together per project, so `done` moves in steps: show it only once it has.
+      const std::size_t done = done_;
+      if (done == 0)
+        std::fprintf(stderr, "\r\033[Ksynclint: %c checking %zu files (%.0f s)", kSpin[tick % 4], total, elapsed);
+      else
+        std::fprintf(stderr, "\r\033[Ksynclint: %c checking %zu files, %zu done (%.0f s)", kSpin[tick % 4], total,
+                     done, elapsed);
       std::fflush(stderr);
       shown_ = true;
     }

@@ -189,5 +189,38 @@ TEST_F(EngineTest, UnreadableCostReportIsAConfigError) {
   EXPECT_THROW(check({"a.py"}, o), ConfigError);
 }
 
+// A probe report recorded elsewhere (/probed/proj) joined through --path-map onto the finding here.
+TEST_F(EngineTest, CostsAreJoinedThroughThePathMap) {
+  t.write("proj/train.py", kTrain);
+  t.write("costs.json", R"({"schema": "synclint-probe-report", "version": 1,
+    "run": {"command": ["python3", "train.py"], "cwd": "/probed/proj", "hostname": "gpu", "pid": 1,
+            "rank": -1, "gpu_name": "H200", "wall_ms": 1000.0, "status": "ok"},
+    "runs": [], "totals": {"syncs": 100, "host_blocked_ms": 5.0, "gpu_idle_ms": 4.0,
+                          "dropped_activity_records": 0, "windows": 1},
+    "sites": [{"path": "/probed/proj/train.py", "line": 10, "function": "<module>", "language": "python",
+               "api": "cudaStreamSynchronize", "rule_guess": "SYNC001", "calls": 100,
+               "host_blocked_ms": 5.0, "gpu_idle_ms": 4.0, "predicted_saving_ms": 3.0,
+               "share_of_run": 0.003}]})");
+  CheckOptions o;
+  o.costs_file = "costs.json";
+  o.path_mappings = {{"/probed/proj", (t.root() / "proj").string()}};
+  Report r = check({"proj"}, o);
+  EXPECT_TRUE(r.has_costs);
+  ASSERT_FALSE(r.findings.empty());
+  const Finding& first = r.findings.front();  // costed findings come first
+  EXPECT_EQ(first.range.begin.line, 10u);
+  ASSERT_TRUE(first.cost.has_value());
+  EXPECT_EQ(first.cost->calls, 100u);
+  EXPECT_DOUBLE_EQ(first.cost->predicted_saving_ms, 3.0);
+}
+
+TEST_F(EngineTest, ChecksEveryFileOfTheTreeOnce) {
+  t.write("a/one.py", "x = 1\n");
+  t.write("a/b/two.py", "y = 2\n");
+  Report r = check({"a", "a/b/two.py"});
+  EXPECT_EQ(r.files_checked, 2u);
+  EXPECT_THAT(r.checked_paths, ::testing::ElementsAre("a/b/two.py", "a/one.py"));
+}
+
 }  // namespace
 }  // namespace synclint::engine
