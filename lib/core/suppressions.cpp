@@ -226,28 +226,32 @@ std::vector<Finding> Suppressions::unused(const Catalog& catalog) const {
   std::vector<Finding> out;
   for (const Suppression& s : items_) {
     if (!s.report_unused || silenced(s.where.line)) continue;
-    std::vector<std::string> messages;
-    if (s.ids.empty()) {
-      if (!s.used) messages.push_back(s.file_level ? "unused file-level suppression: no finding in this file"
-                                                   : "unused suppression: no finding on this line");
+    std::vector<std::pair<std::string, std::string>> reports;  // message, fix
+    const std::string remove_comment = "remove the suppression comment";
+    if (s.ids.empty() && !s.used) {
+      reports.emplace_back(s.file_level ? "unused file-level suppression: no finding in this file"
+                                        : "unused suppression: no finding on this line",
+                           remove_comment);
     }
     for (std::size_t i = 0; i < s.ids.size(); ++i) {
       const std::string& id = s.ids[i];
       if (iequals(id, "SYNC100") || id == "unused-suppression") continue;
       if (catalog.find(id) == nullptr) {
-        messages.push_back("suppression names unknown rule '" + id + "'" + did_you_mean(id, known));
+        reports.emplace_back("suppression names unknown rule '" + id + "'" + did_you_mean(id, known),
+                             "correct the rule id or name (`synclint rules` lists them), or remove it");
       } else if (!s.id_used[i]) {
-        messages.push_back("unused suppression for " + id);
+        reports.emplace_back("unused suppression for " + id,
+                             "remove " + id + " from the suppression comment (the whole comment if nothing else is left)");
       }
     }
-    for (auto& message : messages) {
+    for (auto& [message, fix] : reports) {
       Finding f;
       f.rule_id = self != nullptr ? self->id : "SYNC100";
       f.rule_name = self != nullptr ? self->name : "unused-suppression";
       f.severity = self != nullptr ? self->default_severity : Severity::Warning;
       f.range = SourceRange{path_, s.where, s.end};
       f.message = std::move(message);
-      f.fix = "remove the suppression comment, or the ids in it that no longer match a finding";
+      f.fix = std::move(fix);
       out.push_back(std::move(f));
     }
   }

@@ -93,6 +93,9 @@ TEST(Suppressions, UnusedSuppressionsAreReportedPerId) {
               ElementsAre("1: unused suppression for SYNC005", "2: unused suppression: no finding on this line",
                           "3: unused suppression for SYNC002",
                           "4: suppression names unknown rule 'tensor-itme' (did you mean 'tensor-item'?)"));
+  EXPECT_THAT(r.unused[0].fix, ::testing::StartsWith("remove SYNC005 from the suppression comment"));
+  EXPECT_EQ(r.unused[1].fix, "remove the suppression comment");
+  EXPECT_THAT(r.unused[2].fix, ::testing::StartsWith("remove SYNC002 from")) << "E501 stays for the other linter";
   for (const auto& f : r.unused) {
     EXPECT_EQ(f.rule_id, "SYNC100");
     EXPECT_EQ(f.rule_name, "unused-suppression");
