@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/analysis.h"
+#include "analysis/replay.h"
 #include "stream_builder.h"
 
 namespace synclint::probe {
@@ -163,6 +164,48 @@ TEST(ProbeAnalysis, TwoSitesAreRankedAndBounded) {
   EXPECT_EQ(r.sites[0].site.line, 20u);
   // Savings never exceed the run.
   EXPECT_LT(norms->predicted_saving_ms + loss->predicted_saving_ms, r.run.wall_ms);
+}
+
+TEST(ProbeReplay, BaselineReproducesTheRecordedTimeline) {
+  const EventStream s = training(6, 4, 700);
+  detail::RecordedCarry carry;
+  detail::Segment seg(s.host, s.gpu, carry);
+  detail::Scenario baseline;
+  seg.replay(baseline, -1);
+  EXPECT_NEAR(baseline.end(), static_cast<double>(s.run_end_ns), 1.0);
+  // Removing a site never makes the run longer.
+  for (std::int32_t site : {0, 1}) {
+    detail::Scenario without;
+    seg.replay(without, site);
+    EXPECT_LE(without.end(), baseline.end() + 1.0) << site;
+  }
+}
+
+TEST(ProbeAnalysis, LaunchesFromAnotherThreadShiftWithTheHostChain) {
+  // The main thread launches the forward kernel and reads the loss; a second thread (like autograd's)
+  // launches the backward kernel in between. Removing the read moves the next step's launches on both
+  // threads earlier by the same amount.
+  StreamBuilder b;
+  const auto loss = b.site("/w/train.py", 9);
+  double t = 0;
+  for (int step = 0; step < 3; ++step) {
+    b.thread = 1;
+    b.kernel(t, 5, t + 10, t + 510);           // forward: GPU busy until t+510
+    b.thread = 2;
+    b.kernel(t + 20, 5, t + 510, t + 1010);    // backward, queued behind it
+    b.thread = 1;
+    b.copy_d2h(t + 40, 5, t + 1010, t + 1012, loss);
+    b.sync(t + 50, t + 1015, loss);
+    t += 1015 + 50;                             // 50 us of host work before the next step
+  }
+  b.kernel(t, 5, t + 10, t + 110);              // the work after the loop
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 3u);
+  // Each step's bubble (1012 .. next step's forward start, 63 us) disappears: the next forward is
+  // launched long before the GPU frees up.
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 3 * 0.063, kEps);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 3 * 0.063, kEps);
 }
 
 TEST(ProbeAnalysis, SplittingTheStreamIntoWindowsDoesNotChangeTheResults) {

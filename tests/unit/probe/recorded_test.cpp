@@ -1,4 +1,4 @@
-// Recorded event streams from real runs on a GPU machine (runtime_probe/testdata/*.stream.json): the
+// Recorded event streams from real runs on a GPU machine (runtime_probe/testdata/*stream*.json): the
 // analysis must find the sync sites and keep its invariants on real timelines.
 #include <gtest/gtest.h>
 
@@ -17,14 +17,15 @@ std::vector<fs::path> recordings() {
   const fs::path dir = fs::path(SYNCLINT_SOURCE_DIR) / "runtime_probe" / "testdata";
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().filename().string().ends_with(".stream.json")) files.push_back(e.path());
+    if (const std::string name = e.path().filename().string(); name.find("stream") != std::string::npos && name.ends_with(".json"))
+      files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
 
 TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
   const auto files = recordings();
-  if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*.stream.json recordings";
+  if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
   for (const auto& file : files) {
     SCOPED_TRACE(file.string());
     const EventStream s = read_stream(file);

@@ -1,0 +1,305 @@
+// `synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] -- CMD ARGS...`: runs CMD with
+// the CUPTI probe injected (CUDA_INJECTION64_PATH), merges the per-process reports it leaves, writes the
+// merged report and prints the ranked table. `probe merge` combines reports, `probe report` prints one.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+#if __has_include("analysis/report_io.h")
+#include "analysis/report_io.h"
+#include "analysis/stream_io.h"
+#include "analysis/trace.h"
+#define SYNCLINT_HAVE_PROBE 1
+#endif
+
+extern char** environ;
+
+#ifndef SYNCLINT_HAVE_PROBE
+namespace synclint::cli {
+void add_probe_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("probe", "Runtime probe (not built: configure with SYNCLINT_BUILD_PROBE=ON)");
+  cmd->allow_extras();
+  cmd->callback([&exit_code] {
+    std::cerr << "synclint: error: this synclint was built without the runtime probe (SYNCLINT_BUILD_PROBE=OFF)\n";
+    exit_code = kExitError;
+  });
+}
+}  // namespace synclint::cli
+#else
+namespace synclint::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using probe::ProbeReport;
+
+constexpr const char* kProbeLibrary = "libsynclint_probe.so";
+
+struct ProbeArgs {
+  std::string output = "synclint-probe.json";
+  std::string trace;
+  std::string keep_dir;
+  std::size_t top = 30;
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+  std::string report_input;
+  std::vector<std::string> command;
+};
+
+// The injection library: SYNCLINT_PROBE_LIBRARY, else next to this executable in a build tree
+// (<build>/tools/synclint/synclint -> <build>/runtime_probe/inject/) or an install (<prefix>/bin ->
+// <prefix>/lib[/synclint]).
+fs::path find_probe_library() {
+  if (const char* env = std::getenv("SYNCLINT_PROBE_LIBRARY"); env && *env) {
+    if (!fs::is_regular_file(env))
+      throw std::runtime_error(std::string("SYNCLINT_PROBE_LIBRARY names ") + env + ", which is not a file");
+    return fs::absolute(env);
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> tried;
+  if (!ec) {
+    const fs::path dir = exe.parent_path();
+    for (const fs::path& candidate :
+         {dir / "../../runtime_probe/inject" / kProbeLibrary, dir / "../runtime_probe/inject" / kProbeLibrary,
+          dir / "../lib/synclint" / kProbeLibrary, dir / "../lib" / kProbeLibrary, dir / kProbeLibrary}) {
+      const fs::path p = candidate.lexically_normal();
+      if (fs::is_regular_file(p, ec)) return p;
+      tried.push_back(p);
+    }
+  }
+  std::string list;
+  for (const auto& p : tried) list += "\n  " + p.string();
+  throw std::runtime_error(std::string("cannot find ") + kProbeLibrary + " (looked in:" + list +
+                           "\n); build it (runtime_probe/inject, needs the CUDA toolkit with CUPTI) or set "
+                           "SYNCLINT_PROBE_LIBRARY");
+}
+
+// The child's pid while it runs, for the signal handler.
+volatile sig_atomic_t g_child = 0;
+
+// Ctrl-C from the terminal reaches the whole process group, the child included: only signals sent to
+// synclint alone (kill, a scheduler's SIGTERM) are forwarded, so the child never gets one twice.
+void forward_signal(int sig, siginfo_t* info, void*) {
+  if (g_child > 0 && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) ::kill(g_child, sig);
+}
+
+// Runs `argv` with the extra environment; returns its exit status (128+N when killed by signal N).
+int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env_set) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry(*e);
+    bool replaced = false;
+    for (const auto& [key, value] : env_set) replaced = replaced || entry.starts_with(key + "=");
+    if (!replaced) env.push_back(entry);
+  }
+  for (const auto& [key, value] : env_set) env.push_back(key + "=" + value);
+  std::vector<char*> envp, args;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  pid_t pid = 0;
+  const int err = ::posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), envp.data());
+  if (err != 0) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(err));
+  }
+  g_child = pid;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_child = 0;
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+std::vector<fs::path> files_named(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(".json")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A temporary folder removed on scope exit unless it was asked for (--keep-dir).
+class ProbeDir {
+ public:
+  explicit ProbeDir(const std::string& keep) {
+    if (!keep.empty()) {
+      path_ = fs::absolute(keep);
+      fs::create_directories(path_);
+      if (!files_named(path_, "report-").empty())
+        throw std::runtime_error("--keep-dir " + keep + " already holds probe reports; give an empty folder");
+      return;
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = (fs::path(tmp && *tmp ? tmp : "/tmp") / "synclint-probe-XXXXXX").string();
+    if (::mkdtemp(templ.data()) == nullptr)
+      throw std::runtime_error("cannot create a temporary folder in " + fs::path(templ).parent_path().string() + ": " +
+                               std::strerror(errno));
+    path_ = templ;
+    remove_ = true;
+  }
+  ~ProbeDir() {
+    std::error_code ec;
+    if (remove_) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool remove_ = false;
+};
+
+std::vector<ProbeReport> read_reports(const std::vector<fs::path>& files) {
+  std::vector<ProbeReport> reports;
+  for (const auto& f : files) {
+    try {
+      reports.push_back(probe::read_report(f));
+    } catch (const probe::ProbeError& e) {
+      std::cerr << "synclint probe: skipping " << f.filename().string() << ": " << e.what() << "\n";
+    }
+  }
+  return reports;
+}
+
+// Explains a report without usable data; returns false when there is nothing to rank.
+bool explain_status(const ProbeReport& report) {
+  const std::string& status = report.run.status;
+  if (status == "ok") return true;
+  if (status.starts_with("cupti-unavailable")) {
+    std::cerr << "synclint probe: no measurements: " << status << "\n";
+    if (status.find("MULTIPLE_SUBSCRIBERS") != std::string::npos || status.find("subscriber") != std::string::npos)
+      std::cerr << "  another profiler holds CUPTI in this process (torch.profiler, nsys, ncu, "
+                   "compute-sanitizer); run without it\n";
+    return !report.sites.empty();
+  }
+  std::cerr << "synclint probe: warning: " << status << "\n";
+  return true;
+}
+
+void print_report(const ProbeReport& report, std::size_t top) {
+  if (!explain_status(report) && report.sites.empty()) return;
+  std::cout << probe::format_table(report, top);
+  if (report.sites.empty() && report.run.status == "ok")
+    std::cout << "no host-blocking CUDA call was seen: nothing to rank\n";
+}
+
+int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty())
+    throw std::runtime_error("probe: no command to run; usage: synclint probe [-o report.json] [--trace trace.json] -- CMD ARGS...");
+  const fs::path library = find_probe_library();
+  ProbeDir dir(a.keep_dir);
+  std::vector<std::pair<std::string, std::string>> env = {{"CUDA_INJECTION64_PATH", library.string()},
+                                                          {"SYNCLINT_PROBE_DIR", dir.path().string()}};
+  if (!a.trace.empty()) env.emplace_back("SYNCLINT_PROBE_TRACE", "1");
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other && *other && library != fs::path(other))
+    std::cerr << "synclint probe: replacing CUDA_INJECTION64_PATH=" << other << " for the probed command\n";
+  const int child_status = run_child(command, env);
+
+  const auto files = files_named(dir.path(), "report-");
+  std::vector<ProbeReport> reports = read_reports(files);
+  int result = child_status;
+  if (reports.empty()) {
+    std::cerr << "synclint probe: no report was written: " << command.front()
+              << " made no CUDA calls (the driver loads the probe when a process initializes CUDA), or it was "
+                 "killed before it could write one (SIGKILL, out of memory)";
+    if (child_status != 0) std::cerr << "; it exited with status " << child_status;
+    std::cerr << "\n";
+    return child_status != 0 ? child_status : kExitError;
+  }
+  const ProbeReport merged = probe::merge(reports);
+  probe::write_report(merged, a.output);
+  if (!a.trace.empty()) {
+    std::vector<std::string> traces;
+    for (const auto& f : files_named(dir.path(), "trace-")) traces.push_back(probe::read_text_file(f));
+    if (traces.empty()) std::cerr << "synclint probe: no trace was written (no GPU activity was recorded)\n";
+    else probe::write_text_file(a.trace, probe::merge_traces(traces));
+  }
+  print_report(merged, a.top);
+  std::cerr << "synclint probe: report written to " << a.output
+            << (a.trace.empty() ? "" : ", trace to " + a.trace) << "\n";
+  if (child_status != 0)
+    std::cerr << "synclint probe: " << command.front() << " exited with status " << child_status << "\n";
+  if (result == 0 && merged.run.status.starts_with("cupti-unavailable") && merged.sites.empty()) result = kExitError;
+  return result;
+}
+
+}  // namespace
+
+void add_probe_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ProbeArgs>();
+  auto* cmd = app.add_subcommand("probe", "Run a CUDA program with the runtime probe and rank its sync sites by measured cost");
+  cmd->footer("Usage: synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] -- CMD ARGS...\n"
+              "       synclint probe merge -o out.json a.json b.json...\n"
+              "       synclint probe report report.json\n"
+              "Report schema, trace format and the cost model: docs/probe.md");
+  cmd->add_option("-o,--output", args->output, "Where to write the merged report (JSON)")->capture_default_str();
+  cmd->add_option("--trace", args->trace, "Also write a Chrome trace-event file (open it in Perfetto)");
+  cmd->add_option("--keep-dir", args->keep_dir, "Keep the per-process reports, streams and traces in this folder");
+  cmd->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
+  cmd->add_option("command", args->command, "The command to run with the probe, after --");
+  cmd->prefix_command();
+
+  auto* merge = cmd->add_subcommand("merge", "Combine per-process probe reports (ranks, workers) into one");
+  merge->prefix_command(false);
+  merge->add_option("-o,--output", args->merge_output, "The merged report")->required();
+  merge->add_option("reports", args->merge_inputs, "Reports to merge")->required()->check(CLI::ExistingFile);
+  merge->callback([args, &exit_code] {
+    std::vector<ProbeReport> reports;
+    for (const auto& f : args->merge_inputs) reports.push_back(probe::read_report(f));
+    const ProbeReport merged = probe::merge(reports);
+    probe::write_report(merged, args->merge_output);
+    std::cerr << "synclint probe merge: " << reports.size() << " reports, " << merged.sites.size() << " sites -> "
+              << args->merge_output << "\n";
+    exit_code = kExitClean;
+  });
+
+  auto* report = cmd->add_subcommand("report", "Print the ranked table of a probe report");
+  report->prefix_command(false);
+  report->add_option("report", args->report_input, "The report")->required()->check(CLI::ExistingFile);
+  report->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
+  report->callback([args, &exit_code] {
+    print_report(probe::read_report(args->report_input), args->top);
+    exit_code = kExitClean;
+  });
+
+  cmd->callback([cmd, merge, report, args, &exit_code] {
+    if (merge->parsed() || report->parsed()) return;
+    std::vector<std::string> command = args->command;
+    for (auto& extra : cmd->remaining()) command.push_back(std::move(extra));
+    exit_code = run_probe(*args, std::move(command));
+  });
+}
+
+}  // namespace synclint::cli
+#endif  // SYNCLINT_HAVE_PROBE
