@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
+#include <pthread.h>
 #include <unwind.h>
 #include <unistd.h>
 
@@ -61,9 +62,26 @@ struct Walk {
   NativeSites* self;
   bool (*offer)(NativeSites*, std::uintptr_t, void*, int&);
   void* candidates;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>>* frames;  // (ip, sp) of each frame walked
   int n = 0;
-  int frames = 0;
 };
+
+// The calling thread's stack bounds, read once per thread.
+struct StackBounds {
+  std::uintptr_t lo = 0, hi = 0;
+  StackBounds() {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    void* addr = nullptr;
+    std::size_t size = 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+      lo = reinterpret_cast<std::uintptr_t>(addr);
+      hi = lo + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+};
+thread_local StackBounds t_stack;
 }  // namespace
 
 bool NativeSites::offer(std::uintptr_t address, Candidates& out, int& n) {
@@ -71,27 +89,98 @@ bool NativeSites::offer(std::uintptr_t address, Candidates& out, int& n) {
   if (m < 0) return true;
   auto r = resolved_.find(address);
   if (r != resolved_.end() && !r->second.user) return true;  // a library header instantiated here
+  for (int i = 0; i < n; ++i)
+    if (out[static_cast<std::size_t>(i)] == address) return true;  // recursion: already a candidate
   out[static_cast<std::size_t>(n++)] = address;
   return !(r != resolved_.end() && r->second.user) && n < kCandidates;
 }
 
-std::int32_t NativeSites::capture() {
+bool NativeSites::fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c, int& n) {
+#if defined(__x86_64__)
+  if (!fast_ok_ || t_stack.hi == 0) return false;
+  std::uintptr_t callee = 0;
+  for (int depth = 0; depth < 256; ++depth) {
+    if (!offer(ip, c, n)) return true;
+    auto it = steps_.find({callee, ip});
+    if (it == steps_.end() || it->second <= 0) return false;
+    std::uintptr_t next = cfa + static_cast<std::uintptr_t>(it->second);
+    if (next > t_stack.hi || next < t_stack.lo + 8) return false;
+    callee = ip;
+    ip = *reinterpret_cast<const std::uintptr_t*>(next - 8);  // the return address sits below the CFA
+    cfa = next;
+  }
+#else
+  (void)cfa, (void)ip, (void)c, (void)n;
+#endif
+  return false;
+}
+
+void NativeSites::learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa) {
+  std::size_t k = 0;
+  while (k < frames.size() && frames[k].second != start_cfa) ++k;
+  if (k == frames.size()) {
+    fast_ok_ = false;  // capture()'s own CFA is not where it was assumed: full unwinds only
+    return;
+  }
+  std::uintptr_t callee = 0;
+  for (std::size_t i = k; i + 1 < frames.size(); ++i) {
+    auto delta = static_cast<std::int64_t>(frames[i + 1].second - frames[i].second);
+    auto [it, inserted] = steps_.try_emplace({callee, frames[i].first}, delta);
+    if (!inserted && it->second != delta) it->second = -1;
+    callee = frames[i].first;
+  }
+}
+
+__attribute__((noinline)) std::int32_t NativeSites::capture() {
   std::lock_guard lock(mu_);
   Candidates c{};
+  int n = 0;
+  // This function keeps a frame pointer (it asks for its frame address): its CFA is rbp + 16.
+  auto start_cfa = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) + 16;
+  auto start_ip = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+  if (fast_walk(start_cfa, start_ip, c, n)) {
+    ++fast_walks_;
+    return site_for_candidates(c, n);
+  }
+  ++full_walks_;
+  c = {};
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> frames;
+  frames.reserve(64);
   Walk w{this,
-         [](NativeSites* self, std::uintptr_t a, void* cands, int& n) {
-           return self->offer(a, *static_cast<Candidates*>(cands), n);
+         [](NativeSites* self, std::uintptr_t a, void* cands, int& k) {
+           return self->offer(a, *static_cast<Candidates*>(cands), k);
          },
-         &c};
+         &c, &frames};
+  bool past_start = false;
+  struct Arg {
+    Walk* w;
+    std::uintptr_t start_cfa;
+    bool* past_start;
+  } arg{&w, start_cfa, &past_start};
   // Stops at the first frame of user code instead of unwinding the whole stack.
   _Unwind_Backtrace(
-      [](_Unwind_Context* ctx, void* arg) -> _Unwind_Reason_Code {
-        auto* w = static_cast<Walk*>(arg);
+      [](_Unwind_Context* ctx, void* p) -> _Unwind_Reason_Code {
+        auto* a = static_cast<Arg*>(p);
         std::uintptr_t ip = _Unwind_GetIP(ctx);
-        if (ip == 0 || ++w->frames > 256) return _URC_END_OF_STACK;
-        return w->offer(w->self, ip, w->candidates, w->n) ? _URC_NO_REASON : _URC_END_OF_STACK;
+        if (ip == 0 || a->w->frames->size() > 256) return _URC_END_OF_STACK;
+        // During the walk the context's CFA is the callee's: this frame's stack pointer at the call.
+        std::uintptr_t sp = _Unwind_GetCFA(ctx);
+        a->w->frames->emplace_back(ip, sp);
+        // Frames up to capture()'s own are the probe's: candidates start with its caller.
+        if (!*a->past_start) {
+          if (sp != a->start_cfa) return _URC_NO_REASON;
+          *a->past_start = true;
+        }
+        return a->w->offer(a->w->self, ip, a->w->candidates, a->w->n) ? _URC_NO_REASON : _URC_END_OF_STACK;
       },
-      &w);
+      &arg);
+  learn(frames, start_cfa);
+  if (!past_start) {  // no frame matched the assumed CFA: take every frame as a candidate
+    c = {};
+    w.n = 0;
+    for (const auto& f : frames)
+      if (!offer(f.first, c, w.n)) break;
+  }
   return site_for_candidates(c, w.n);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -27,6 +28,9 @@ class NativeSites {
   // Symbolizes every placeholder created since the last call and rewrites it in the site table.
   void resolve();
   const Symbolizer& symbolizer() const { return symbolizer_; }
+  // Walks done from learned steps, and full unwinds (SYNCLINT_PROBE_DEBUG).
+  std::uint64_t fast_walks() const { return fast_walks_; }
+  std::uint64_t full_walks() const { return full_walks_; }
 
  private:
   struct Module {
@@ -34,7 +38,7 @@ class NativeSites {
     std::uintptr_t bias = 0;
     bool skip = false;
   };
-  static constexpr int kCandidates = 4;
+  static constexpr int kCandidates = 8;
   using Candidates = std::array<std::uintptr_t, kCandidates>;  // user-module return addresses, 0-padded
   struct Pending {
     std::int32_t site;
@@ -57,6 +61,25 @@ class NativeSites {
       return h;
     }
   };
+
+  // Unwinding a whole stack with the DWARF unwinder costs about 0.4 us a frame, and a CUDA call made by
+  // LibTorch is 20-30 frames below the user's code. So each full unwind also records its steps: from a
+  // frame (identified by its own and its callee's return address) to its CFA, a fixed distance for
+  // frames without dynamic stack allocation (the step from its stack pointer at the call to its CFA). Later walks follow recorded steps only, reading each
+  // return address from the stack (within the thread's stack bounds); a step never seen, or seen with
+  // two distances, sends the walk back to the full unwinder, which records it.
+  struct StepKey {
+    std::uintptr_t callee, ip;
+    bool operator==(const StepKey&) const = default;
+  };
+  struct StepHash {
+    std::size_t operator()(const StepKey& k) const { return std::hash<std::uintptr_t>()(k.callee * 31 + k.ip); }
+  };
+  bool fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c, int& n);
+  void learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa);
+  std::unordered_map<StepKey, std::int64_t, StepHash> steps_;  // CFA distance; -1 when it varies
+  bool fast_ok_ = true;
+  std::atomic<std::uint64_t> fast_walks_{0}, full_walks_{0};
 
   const SiteFilters& filters_;
   SiteTable& table_;

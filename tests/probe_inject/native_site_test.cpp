@@ -1,5 +1,7 @@
 #include "native_site.h"
 
+#include "deep_frames.h"
+
 #include <dlfcn.h>
 #include <execinfo.h>
 
@@ -15,6 +17,7 @@ SiteFilters test_filters(const char* env = nullptr) {
   f.native_files = SkipList([&] {
     auto subs = f.native_files.substrings();
     subs.push_back("runtime_probe/inject/");
+    subs.push_back("deep_frames.cpp");
     return subs;
   }());
   return f;
@@ -62,6 +65,45 @@ TEST(NativeSites, WalkStopsAtTheFirstUserFrameAndSymbolizesIt) {
   unsigned line2 = 0;
   std::int32_t again = capture_here(ns, line2);
   EXPECT_EQ(table.snapshot()[again].line, line);
+}
+
+__attribute__((noinline)) std::int32_t deep_from_here(NativeSites& ns, unsigned& line, std::size_t dynamic) {
+  line = __LINE__ + 1;
+  std::int32_t site = deep_capture(ns, 12, dynamic);
+  asm volatile("" ::: "memory");
+  return site;
+}
+
+__attribute__((noinline)) std::int32_t deep_from_there(NativeSites& ns, unsigned& line) {
+  line = __LINE__ + 1;
+  std::int32_t site = deep_capture(ns, 12, 0);
+  asm volatile("" ::: "memory");
+  return site;
+}
+
+TEST(NativeSites, LearnedStepsFindTheSameSitesAsTheUnwinder) {
+  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
+  SiteTable table;
+  SiteFilters f = test_filters();
+  NativeSites ns(f, table);
+  for (int round = 0; round < 20; ++round) {
+    unsigned here = 0, there = 0;
+    // A frame whose size changes each round (alloca) between the capture and the user's code; and a
+    // path of fixed frames, which learned steps walk.
+    std::int32_t a = deep_from_here(ns, here, 64 + 16 * static_cast<std::size_t>(round));
+    std::int32_t b = deep_from_there(ns, there);
+    ns.resolve();
+    auto sites = table.snapshot();
+    ASSERT_GE(a, 0);
+    ASSERT_GE(b, 0);
+    EXPECT_EQ(sites[a].line, here) << "round " << round << " " << sites[a].path;
+    EXPECT_NE(sites[a].function.find("deep_from_here"), std::string::npos) << sites[a].function;
+    EXPECT_EQ(sites[b].line, there) << "round " << round;
+    EXPECT_NE(sites[b].function.find("deep_from_there"), std::string::npos) << sites[b].function;
+  }
+#if defined(__x86_64__)
+  EXPECT_GT(ns.fast_walks(), 10u) << "full unwinds: " << ns.full_walks();
+#endif
 }
 
 TEST(NativeSites, SkipsLibraryFrames) {
