@@ -97,22 +97,40 @@ bool NativeSites::offer(std::uintptr_t address, Candidates& out, int& n) {
 
 bool NativeSites::fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c, int& n) {
 #if defined(__x86_64__)
-  if (!fast_ok_ || t_stack.hi == 0) return false;
+  auto fail = [&](Fallback why) {
+    ++fallbacks_[why];
+    return false;
+  };
+  if (!fast_ok_) return fail(kStartCfa);
+  if (t_stack.hi == 0) return fail(kNoStack);
   std::uintptr_t callee = 0;
   for (int depth = 0; depth < 256; ++depth) {
     if (!offer(ip, c, n)) return true;
     auto it = steps_.find({callee, ip});
-    if (it == steps_.end() || it->second <= 0) return false;
+    if (it == steps_.end()) return fail(kNewStep);
+    if (it->second <= 0) return fail(kVaryingStep);
     std::uintptr_t next = cfa + static_cast<std::uintptr_t>(it->second);
-    if (next > t_stack.hi || next < t_stack.lo + 8) return false;
+    if (next > t_stack.hi || next < t_stack.lo + 8) return fail(kOutOfStack);
     callee = ip;
     ip = *reinterpret_cast<const std::uintptr_t*>(next - 8);  // the return address sits below the CFA
     cfa = next;
   }
+  return fail(kTooDeep);
 #else
   (void)cfa, (void)ip, (void)c, (void)n;
-#endif
   return false;
+#endif
+}
+
+std::string NativeSites::fallback_summary() const {
+  static const char* names[kFallbacks] = {"no-stack-bounds", "start-cfa", "new-step", "varying-step", "out-of-stack",
+                                          "too-deep"};
+  std::string out;
+  for (int i = 0; i < kFallbacks; ++i) {
+    if (!out.empty()) out += ", ";
+    out += std::string(names[i]) + " " + std::to_string(fallbacks_[static_cast<std::size_t>(i)].load());
+  }
+  return out;
 }
 
 void NativeSites::learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa) {

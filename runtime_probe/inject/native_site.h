@@ -31,6 +31,8 @@ class NativeSites {
   // Walks done from learned steps, and full unwinds (SYNCLINT_PROBE_DEBUG).
   std::uint64_t fast_walks() const { return fast_walks_; }
   std::uint64_t full_walks() const { return full_walks_; }
+  // Why walks went to the unwinder: "no-stack-bounds N, start-cfa N, new-step N, varying-step N, ...".
+  std::string fallback_summary() const;
 
  private:
   struct Module {
@@ -80,6 +82,8 @@ class NativeSites {
   std::unordered_map<StepKey, std::int64_t, StepHash> steps_;  // CFA distance; -1 when it varies
   bool fast_ok_ = true;
   std::atomic<std::uint64_t> fast_walks_{0}, full_walks_{0};
+  enum Fallback { kNoStack, kStartCfa, kNewStep, kVaryingStep, kOutOfStack, kTooDeep, kFallbacks };
+  std::array<std::atomic<std::uint64_t>, kFallbacks> fallbacks_{};
 
   const SiteFilters& filters_;
   SiteTable& table_;

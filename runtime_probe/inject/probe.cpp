@@ -381,7 +381,7 @@ void write_outputs() {
   if (p.debug) {
     std::fprintf(stderr,
                  "synclint probe: pid %lld status '%s' host calls %llu gpu records %llu windows %llu sites %zu "
-                 "site captures %llu (%.2f us each) exit callbacks %llu (%.2f us each) native walks %llu fast %llu full symbolizer %s report %s\n",
+                 "site captures %llu (%.2f us each) exit callbacks %llu (%.2f us each) native walks %llu fast %llu full (%s) symbolizer %s report %s\n",
                  static_cast<long long>(p.run.pid), p.status.c_str(),
                  static_cast<unsigned long long>(p.rec ? p.rec->host_calls_seen() : 0),
                  static_cast<unsigned long long>(p.gpu_records.load()),
@@ -392,6 +392,7 @@ void write_outputs() {
                  p.exit_count.load() ? static_cast<double>(p.exit_ns.load()) / 1e3 / static_cast<double>(p.exit_count.load()) : 0.0,
                  static_cast<unsigned long long>(p.native ? p.native->fast_walks() : 0),
                  static_cast<unsigned long long>(p.native ? p.native->full_walks() : 0),
+                 p.native ? p.native->fallback_summary().c_str() : "-",
                  p.native ? (p.native->symbolizer().tool_path().empty() ? "none (dladdr)"
                                                                          : p.native->symbolizer().tool_path().c_str())
                           : "-",
