@@ -260,6 +260,10 @@ std::optional<Config> load_config_file(const fs::path& file, const Catalog& cata
     if (section == nullptr) return std::nullopt;
     return read_config(Reader(file.string()).table(*section, "tool.synclint"), file, "[tool.synclint] ", catalog);
   }
+  if (const toml::node* tool = root.get("tool")) {
+    Reader(file.string()).fail(tool, "tool",
+                               "a .synclint.toml takes its keys at the top level, without a [tool.synclint] header");
+  }
   return read_config(root, file, "", catalog);
 }
 

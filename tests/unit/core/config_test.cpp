@@ -125,6 +125,7 @@ TEST_F(ConfigTest, BadValuesNameTheKey) {
        "SYNC002 (tensor-tolist) does not apply to cpp"},
       {"extra-sync-apis = [{ name = \"f\" }]", "key 'extra-sync-apis[0].rule': missing"},
       {"select = [", "invalid TOML"},
+      {"[tool.synclint]\nselect = [\"SYNC\"]", "key 'tool': a .synclint.toml takes its keys at the top level"},
   };
   for (const auto& [text, expected] : cases) {
     EXPECT_THAT(error_of(".synclint.toml", text + "\n"), HasSubstr(expected)) << text;
