@@ -109,13 +109,13 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       bool is_static = false;
       TSNode parent = ts_node_parent(n);
       if (kind(parent) == K::DecoratedDefinition)
-        for (std::uint32_t i = 0; i < named_count(parent); ++i)
-          if (kind(named(parent, i)) == K::Decorator && src.text(named(parent, i)).find("staticmethod") != std::string_view::npos)
+        for (TSNode parent_i : named_children(parent))
+          if (kind(parent_i) == K::Decorator && src.text(parent_i).find("staticmethod") != std::string_view::npos)
             is_static = true;
       fi.bound_first = fi.cls >= 0 && !is_static;
       TSNode params = field(n, "parameters");
-      for (std::uint32_t i = 0; !null(params) && i < named_count(params); ++i) {
-        TSNode p = named(params, i);
+      for (TSNode params_i : named_children(params)) {
+        TSNode p = params_i;
         TSNode name{}, def{};
         switch (kind(p)) {
           case K::Identifier: name = p; break;
@@ -142,15 +142,15 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       ci.node = n;
       ci.name = text(field(n, "name"));
       TSNode sup = field(n, "superclasses");
-      for (std::uint32_t i = 0; !null(sup) && i < named_count(sup); ++i)
-        if (kind(named(sup, i)) != K::KeywordArgument) ci.bases.push_back(text(named(sup, i)));
+      for (TSNode sup_i : named_children(sup))
+        if (kind(sup_i) != K::KeywordArgument) ci.bases.push_back(text(sup_i));
       const int id = static_cast<int>(li.classes.size());
       if (ctx[depth].func < 0 && ctx[depth].cls < 0) fm.top_classes.emplace(ci.name, id);
       child = Ctx{id, ctx[depth].func, ctx[depth].prefix + ci.name + "."};
       li.classes.push_back(std::move(ci));
     } else if (k == K::ImportStatement) {
-      for (std::uint32_t i = 0; i < named_count(n); ++i) {
-        TSNode item = named(n, i);
+      for (TSNode n_i : named_children(n)) {
+        TSNode item = n_i;
         if (kind(item) == K::DottedName) {
           std::string full = text(item);
           std::string first = full.substr(0, full.find('.'));
@@ -164,16 +164,16 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       int level = 0;
       std::string module;
       if (kind(mod) == K::RelativeImport) {
-        for (std::uint32_t i = 0; i < named_count(mod); ++i) {
-          TSNode part = named(mod, i);
+        for (TSNode mod_i : named_children(mod)) {
+          TSNode part = mod_i;
           if (kind(part) == K::ImportPrefix) level = static_cast<int>(src.text(part).size());
           else if (kind(part) == K::DottedName) module = text(part);
         }
       } else if (!null(mod)) {
         module = text(mod);
       }
-      for (std::uint32_t i = 0; i < named_count(n); ++i) {
-        TSNode item = named(n, i);
+      for (TSNode n_i : named_children(n)) {
+        TSNode item = n_i;
         if (ts_node_eq(item, mod)) continue;
         if (kind(item) == K::DottedName) {
           const std::string name = text(item);

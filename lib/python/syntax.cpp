@@ -80,8 +80,42 @@ K kind(TSNode n) {
   return s < t.size() ? t[s] : K::Other;
 }
 
+namespace {
+struct FieldTable {
+  std::unordered_map<std::string_view, TSFieldId> ids;
+  FieldTable() {
+    const TSLanguage* lang = python_language();
+    const std::uint32_t count = ts_language_field_count(lang);
+    for (std::uint32_t f = 1; f <= count; ++f)
+      if (const char* name = ts_language_field_name_for_id(lang, static_cast<TSFieldId>(f)))
+        ids.emplace(name, static_cast<TSFieldId>(f));
+  }
+};
+const FieldTable& fields() {
+  static const FieldTable table;
+  return table;
+}
+}  // namespace
+
 TSNode field(TSNode n, std::string_view name) {
-  return ts_node_child_by_field_name(n, name.data(), static_cast<std::uint32_t>(name.size()));
+  const auto& ids = fields().ids;
+  auto it = ids.find(name);
+  if (it == ids.end() || ts_node_is_null(n)) return TSNode{};
+  return ts_node_child_by_field_id(n, it->second);
+}
+
+std::vector<TSNode> named_children(TSNode n) {
+  std::vector<TSNode> out;
+  if (ts_node_is_null(n)) return out;
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    do {
+      TSNode child = ts_tree_cursor_current_node(&c);
+      if (ts_node_is_named(child)) out.push_back(child);
+    } while (ts_tree_cursor_goto_next_sibling(&c));
+  }
+  ts_tree_cursor_delete(&c);
+  return out;
 }
 
 TSNode strip_parens(TSNode n) {

@@ -36,9 +36,12 @@ enum class K : std::uint8_t {
 
 K kind(TSNode n);
 inline bool null(TSNode n) { return ts_node_is_null(n); }
+// Field lookup by name; the field ids are resolved once per process.
 TSNode field(TSNode n, std::string_view name);
 inline std::uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
 inline TSNode named(TSNode n, std::uint32_t i) { return ts_node_named_child(n, i); }
+// The named children of `n`, in order (one cursor pass: O(children), where named(n, i) in a loop is not).
+std::vector<TSNode> named_children(TSNode n);
 // Skips parentheses around an expression.
 TSNode strip_parens(TSNode n);
 inline const void* node_id(TSNode n) { return n.id; }

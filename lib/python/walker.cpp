@@ -342,8 +342,8 @@ void Walker::stmt(TSNode n) {
   ++depth_;
   switch (kind(n)) {
     case K::ExpressionStatement:
-      for (std::uint32_t i = 0; i < named_count(n); ++i) {
-        TSNode e = named(n, i);
+      for (TSNode n_i : named_children(n)) {
+        TSNode e = n_i;
         if (kind(e) == K::Call) stmt_call_ = e.id;
         (void)expr(e);
       }
@@ -365,11 +365,11 @@ void Walker::stmt(TSNode n) {
       break;
     case K::WithStatement: {
       TSNode body = field(n, "body");
-      for (std::uint32_t i = 0; i < named_count(n); ++i) {
-        TSNode clause = named(n, i);
+      for (TSNode n_i : named_children(n)) {
+        TSNode clause = n_i;
         if (ts_node_eq(clause, body)) continue;
-        for (std::uint32_t j = 0; j < named_count(clause); ++j) {
-          TSNode item = named(clause, j);
+        for (TSNode clause_j : named_children(clause)) {
+          TSNode item = clause_j;
           if (kind(item) != K::WithItem) continue;
           TSNode v = field(item, "value");
           if (kind(v) == K::AsPattern && named_count(v) >= 2) {
@@ -389,8 +389,8 @@ void Walker::stmt(TSNode n) {
     case K::ExceptClause:
     case K::FinallyClause:
     case K::ElseClause:
-      for (std::uint32_t i = 0; i < named_count(n); ++i) {
-        TSNode c = named(n, i);
+      for (TSNode n_i : named_children(n)) {
+        TSNode c = n_i;
         const K k = kind(c);
         if (k == K::Block) block(c);
         else if (k == K::ExceptClause || k == K::FinallyClause || k == K::ElseClause) stmt(c);
@@ -424,8 +424,8 @@ void Walker::stmt(TSNode n) {
 }
 
 void Walker::generic(TSNode n) {
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    TSNode c = named(n, i);
+  for (TSNode n_i : named_children(n)) {
+    TSNode c = n_i;
     switch (kind(c)) {
       case K::Block: block(c); break;
       case K::ExpressionStatement: case K::IfStatement: case K::ForStatement: case K::WhileStatement:
@@ -511,8 +511,8 @@ void Walker::if_stmt(TSNode n) {
   // elif/else chain: each runs when the earlier conditions failed.
   bool off_interval = pk == Periodic::WhenFalse;
   TSNode guard = condition;
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    TSNode c = named(n, i);
+  for (TSNode n_i : named_children(n)) {
+    TSNode c = n_i;
     const K k = kind(c);
     if (k == K::ElifClause) {
       env_ = before;
@@ -570,8 +570,8 @@ Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSN
   while (!todo.empty() && !f.epoch) {
     TSNode s = todo.back();
     todo.pop_back();
-    for (std::uint32_t i = 0; i < named_count(s); ++i) {
-      TSNode c = named(s, i);
+    for (TSNode s_i : named_children(s)) {
+      TSNode c = s_i;
       const K k = kind(c);
       if (k == K::ForStatement) {
         TSNode right = field(c, "right");
@@ -701,7 +701,7 @@ Value Walker::expr_inner(TSNode n) {
       return named_count(n) > 0 ? expr(named(n, named_count(n) - 1)) : Value{};
     case K::String: return string(n);
     case K::ConcatenatedString:
-      for (std::uint32_t i = 0; i < named_count(n); ++i) (void)expr(named(n, i));
+      for (TSNode n_i : named_children(n)) (void)expr(n_i);
       return Value::host();
     case K::Integer:
     case K::Float: return Value::host(true);
@@ -757,11 +757,11 @@ Value Walker::expr_inner(TSNode n) {
       return named_count(n) > 0 ? expr(named(n, 0)) : Value{};
     case K::KeywordArgument: return expr(field(n, "value"));
     case K::Slice:
-      for (std::uint32_t i = 0; i < named_count(n); ++i) (void)expr(named(n, i));
+      for (TSNode n_i : named_children(n)) (void)expr(n_i);
       return Value::host();
     case K::Comment: return {};
     default:
-      for (std::uint32_t i = 0; i < named_count(n); ++i) (void)expr(named(n, i));
+      for (TSNode n_i : named_children(n)) (void)expr(n_i);
       return {};
   }
 }
@@ -913,7 +913,7 @@ Value Walker::subscript(TSNode n, std::vector<Value>* index_out, Value* base_out
   ts_tree_cursor_delete(&c);
   for (TSNode s : idx_nodes) {
     if (kind(s) == K::Tuple || kind(s) == K::ExpressionList) {
-      for (std::uint32_t i = 0; i < named_count(s); ++i) idx.push_back(expr(named(s, i)));
+      for (TSNode s_i : named_children(s)) idx.push_back(expr(s_i));
     } else {
       idx.push_back(expr(s));
     }
@@ -964,7 +964,7 @@ Value Walker::binary(TSNode n) {
   }
   Value l = expr(left);
   Value r = expr(right);
-  if (op == "-" && l.kind == VK::Timer && r.kind == VK::Timer && l.id > r.id && l.id >= 0 &&
+  if (op == "-" && l.kind == VK::Timer && r.kind == VK::Timer && l.id > r.id && r.id >= 0 &&
       static_cast<std::size_t>(l.id) < timers_.size()) {
     const auto& before = timers_[l.id].unsynced_before;
     if (std::find(before.begin(), before.end(), r.id) != before.end()) {
@@ -998,8 +998,8 @@ Value Walker::comparison(TSNode n) {
   }
   bool device = false, all_host = true;
   Confidence c = Confidence::Low;
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    Value v = expr(named(n, i));
+  for (TSNode n_i : named_children(n)) {
+    Value v = expr(n_i);
     if (v.on_device()) {
       device = true;
       c = std::max(c, v.conf);
@@ -1012,17 +1012,17 @@ Value Walker::comparison(TSNode n) {
 }
 
 Value Walker::string(TSNode n) {
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    TSNode c = named(n, i);
+  for (TSNode n_i : named_children(n)) {
+    TSNode c = n_i;
     if (kind(c) != K::Interpolation) continue;
     TSNode e = field(c, "expression");
     if (null(e) && named_count(c) > 0) e = named(c, 0);
     Value v = expr(e);
     // Nested format specs may hold interpolations too.
-    for (std::uint32_t j = 0; j < named_count(c); ++j) {
-      TSNode spec = named(c, j);
-      for (std::uint32_t k = 0; k < named_count(spec); ++k)
-        if (kind(named(spec, k)) == K::Interpolation) (void)expr(field(named(spec, k), "expression"));
+    for (TSNode c_j : named_children(c)) {
+      TSNode spec = c_j;
+      for (TSNode spec_k : named_children(spec))
+        if (kind(spec_k) == K::Interpolation) (void)expr(field(spec_k, "expression"));
     }
     if (v.holds_device()) {
       FormatInfo fi{e, e, v};
@@ -1038,8 +1038,8 @@ Value Walker::string(TSNode n) {
 Value Walker::sequence(TSNode n) {
   std::vector<Value> items;
   bool positional = true;
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    TSNode c = named(n, i);
+  for (TSNode n_i : named_children(n)) {
+    TSNode c = n_i;
     if (kind(c) == K::Comment) continue;
     if (kind(c) == K::ListSplat) {
       items.push_back(expr(c).element());
@@ -1053,8 +1053,8 @@ Value Walker::sequence(TSNode n) {
 
 Value Walker::dictionary(TSNode n) {
   std::vector<Value> items;
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    TSNode c = named(n, i);
+  for (TSNode n_i : named_children(n)) {
+    TSNode c = n_i;
     if (kind(c) == K::Pair) {
       (void)expr(field(c, "key"));
       items.push_back(expr(field(c, "value")));
@@ -1079,13 +1079,13 @@ Value Walker::comprehension(TSNode n) {
         auto it = env_.find(name);
         saved.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
       } else {
-        for (std::uint32_t i = 0; i < named_count(t); ++i) todo.push_back(named(t, i));
+        for (TSNode t_i : named_children(t)) todo.push_back(t_i);
       }
     }
   };
   const std::size_t frames_at_start = frames_.size();
-  for (std::uint32_t i = 0; i < named_count(n); ++i) {
-    TSNode c = named(n, i);
+  for (TSNode n_i : named_children(n)) {
+    TSNode c = n_i;
     if (kind(c) == K::ForInClause) {
       TSNode left = field(c, "left");
       TSNode right = field(c, "right");
@@ -1121,8 +1121,8 @@ Value Walker::lambda(TSNode n) {
   const Env saved = env_;
   TSNode params = field(n, "parameters");
   if (!null(params))
-    for (std::uint32_t i = 0; i < named_count(params); ++i)
-      if (kind(named(params, i)) == K::Identifier) env_[std::string(text(named(params, i)))] = Value{};
+    for (TSNode params_i : named_children(params))
+      if (kind(params_i) == K::Identifier) env_[std::string(text(params_i))] = Value{};
   (void)expr(field(n, "body"));
   env_ = saved;
   frames_.pop_back();
@@ -1137,8 +1137,8 @@ void Walker::collect_args(TSNode an, CallInfo& ci) {
     ci.args.push_back(Arg{an, {}, expr(an)});
     return;
   }
-  for (std::uint32_t i = 0; i < named_count(an); ++i) {
-    TSNode a = named(an, i);
+  for (TSNode an_i : named_children(an)) {
+    TSNode a = an_i;
     switch (kind(a)) {
       case K::Comment: break;
       case K::KeywordArgument:
@@ -1290,7 +1290,8 @@ Value Walker::module_call(const Value& mod, const CallInfo& ci, bool& work, bool
 Value Walker::call_result(CallInfo& ci, const Value& callee, bool is_method, bool& work, bool& syncs) {
   if (!ci.builtin.empty()) return builtin_result(ci);
   if (is_method) return method_result(ci, work, syncs);
-  switch (callee.kind) {
+  const bool dangling = (callee.kind == VK::FuncRef || callee.kind == VK::ClassRef) && callee.id < 0;
+  switch (dangling ? VK::Unknown : callee.kind) {
     case VK::FuncRef: return project_call(callee.id, ci, false, work, syncs);
     case VK::ClassRef: {
       const int init = p_.find_method(callee.id, "__init__");
@@ -1474,7 +1475,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
         if (rv.kind == VK::Module && rv.cuda) mod.cuda = true;
         return module_call(mod, ci, work, syncs);
       }
-      if (a->kind == VK::FuncRef) return project_call(a->id, ci, false, work, syncs);
+      if (a->kind == VK::FuncRef && a->id >= 0) return project_call(a->id, ci, false, work, syncs);
     }
   }
   // Catalog APIs that read a value on the host return host values.
@@ -1635,8 +1636,8 @@ void Walker::assign(TSNode target, const Value& v) {
     case K::Tuple:
     case K::List: {
       std::size_t pos = 0;
-      for (std::uint32_t i = 0; i < named_count(target); ++i) {
-        TSNode t = named(target, i);
+      for (TSNode target_i : named_children(target)) {
+        TSNode t = target_i;
         if (kind(t) == K::Comment) continue;
         if (kind(t) == K::ListSplatPattern || kind(t) == K::ListSplat) {
           if (named_count(t) > 0) assign(named(t, 0), Value::container({v.element()}, false));
