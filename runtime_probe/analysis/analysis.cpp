@@ -39,6 +39,7 @@ struct Accumulator::State {
   std::map<std::int32_t, Scenario> diverged;  // sites whose replay is still ahead of the baseline
 
   std::uint64_t run_start_ns = std::numeric_limits<std::uint64_t>::max(), run_end_ns = 0;
+  std::uint64_t events_start_ns = std::numeric_limits<std::uint64_t>::max(), events_end_ns = 0;
   std::uint64_t dropped = 0, windows = 0, segments = 0;
   double gpu_idle_ns = 0;
 
@@ -161,8 +162,13 @@ void Accumulator::consume(const EventStream& chunk) {
     if (g.end_ns < g.start_ns) g.end_ns = g.start_ns;
     st.gpu.push_back(std::move(g));
   }
-  for (const auto& h : chunk.host) extend(h.start_ns, h.end_ns);
-  for (const auto& g : chunk.gpu) extend(g.start_ns, g.end_ns);
+  auto extend_events = [&](std::uint64_t start, std::uint64_t end) {
+    extend(start, end);
+    st.events_start_ns = std::min(st.events_start_ns, start);
+    st.events_end_ns = std::max(st.events_end_ns, end);
+  };
+  for (const auto& h : chunk.host) extend_events(h.start_ns, std::max(h.start_ns, h.end_ns));
+  for (const auto& g : chunk.gpu) extend_events(g.start_ns, std::max(g.start_ns, g.end_ns));
   auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
   if (!std::is_sorted(st.host.begin() + static_cast<std::ptrdiff_t>(host_before ? host_before - 1 : 0), st.host.end(), by_start))
     std::stable_sort(st.host.begin(), st.host.end(), by_start);
@@ -207,6 +213,9 @@ ProbeReport Accumulator::finish(RunInfo run) const {
   sort_sites(r.sites);
   r.gpu_idle_ms = st.gpu_idle_ns / 1e6;
   r.dropped_activity_records = st.dropped;
+  if (st.baseline.started && st.events_end_ns > st.events_start_ns)
+    r.replay_error = (st.baseline.end() - static_cast<double>(st.events_end_ns)) /
+                     static_cast<double>(st.events_end_ns - st.events_start_ns);
   r.windows = st.windows;
   r.run = run;
   r.runs = {std::move(run)};

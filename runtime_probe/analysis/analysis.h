@@ -46,6 +46,9 @@ struct ProbeReport {
   double gpu_idle_ms = 0;
   std::uint64_t dropped_activity_records = 0;
   std::uint64_t windows = 0;      // how many windows were analysed
+  // Fidelity of the what-if replay: (replayed span as recorded - recorded span) / recorded span.
+  // Near 0 when the model reproduces the run; savings are differences of two replays either way.
+  double replay_error = 0;
   std::vector<RunInfo> runs;      // per process: one entry for a single process, one per rank when merged
 };
 

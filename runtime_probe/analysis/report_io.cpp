@@ -1,6 +1,7 @@
 #include "analysis/report_io.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -81,7 +82,8 @@ std::string report_to_json(const ProbeReport& r) {
                  {"host_blocked_ms", r.host_blocked_ms},
                  {"gpu_idle_ms", r.gpu_idle_ms},
                  {"dropped_activity_records", r.dropped_activity_records},
-                 {"windows", r.windows}}},
+                 {"windows", r.windows},
+                 {"replay_error", r.replay_error}}},
                {"sites", std::move(sites)}};
   return doc.dump(2) + "\n";
 }
@@ -113,6 +115,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     r.gpu_idle_ms = field(*it, "gpu_idle_ms", 0.0, where);
     r.dropped_activity_records = field<std::uint64_t>(*it, "dropped_activity_records", 0, where);
     r.windows = field<std::uint64_t>(*it, "windows", 0, where);
+    r.replay_error = field(*it, "replay_error", 0.0, where);
   }
   auto sites = doc.find("sites");
   if (sites == doc.end() || !sites->is_array()) throw ProbeError(src + ": \"sites\" must be an array");
@@ -169,6 +172,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
     out.gpu_idle_ms += r.gpu_idle_ms;
     out.dropped_activity_records += r.dropped_activity_records;
     out.windows += r.windows;
+    if (std::abs(r.replay_error) > std::abs(out.replay_error)) out.replay_error = r.replay_error;
     for (const auto& s : r.sites) {
       const Key key{s.site.path, s.site.line, s.site.function};
       auto [it, fresh] = sites.emplace(key, s);

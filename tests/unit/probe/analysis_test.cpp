@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
 
 #include "analysis/analysis.h"
 #include "analysis/replay.h"
@@ -45,6 +48,7 @@ TEST(ProbeAnalysis, SyncOnBusyGpuBlocksForTheRemainingWorkAndLeavesABubble) {
   EXPECT_NEAR(r.gpu_idle_ms, 0.113, kEps);
   EXPECT_EQ(r.syncs, 1u);
   EXPECT_NEAR(r.run.wall_ms, 2.125, kEps);
+  EXPECT_NEAR(r.replay_error, 0.0, 1e-9);  // the baseline replay reproduces the recording
 }
 
 TEST(ProbeAnalysis, SavingEqualsTheBubbleWhenHostWorkAfterTheSyncIsShorterThanGpuWork) {
@@ -228,6 +232,7 @@ TEST(ProbeAnalysis, SplittingTheStreamIntoWindowsDoesNotChangeTheResults) {
     ASSERT_EQ(got.sites.size(), expected.sites.size()) << windows;
     EXPECT_EQ(got.windows, windows);
     EXPECT_NEAR(got.gpu_idle_ms, expected.gpu_idle_ms, kEps);
+    EXPECT_NEAR(got.replay_error, expected.replay_error, 1e-9);
     for (std::size_t i = 0; i < got.sites.size(); ++i) {
       EXPECT_EQ(got.sites[i].site.line, expected.sites[i].site.line) << windows;
       EXPECT_EQ(got.sites[i].calls, expected.sites[i].calls) << windows;
@@ -307,6 +312,73 @@ TEST(ProbeAnalysis, EmptyStreamGivesAnEmptyReport) {
   EXPECT_EQ(r.syncs, 0u);
   EXPECT_EQ(r.version, kReportVersion);
   ASSERT_EQ(r.runs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace synclint::probe
+
+namespace synclint::probe {
+namespace {
+
+// Random multi-thread, multi-stream timelines (fixed seeds): no crash, and the invariants hold.
+TEST(ProbeAnalysis, RandomTimelinesKeepTheInvariants) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+    StreamBuilder b;
+    for (int i = 0; i < 4; ++i) b.site("/w/f" + std::to_string(i) + ".py", 10 + i);
+    double t = 0;
+    std::map<std::uint32_t, double> stream_free;
+    for (int i = 0; i < 400; ++i) {
+      b.thread = 1 + static_cast<std::uint32_t>(rng() % 2);
+      const std::uint32_t stream = 7 + static_cast<std::uint32_t>(rng() % 3);
+      const int what = static_cast<int>(rng() % 10);
+      const std::int32_t site = static_cast<std::int32_t>(rng() % 5) - 1;
+      if (what < 6) {
+        const double start = std::max(t + uniform(2, 20), stream_free[stream]);
+        const double end = start + uniform(1, 300);
+        b.kernel(t, uniform(1, 6), start, end, stream);
+        stream_free[stream] = end;
+        t += uniform(2, 40);
+      } else if (what < 8) {
+        double busy = t;
+        for (auto& [s, free] : stream_free) busy = std::max(busy, free);
+        const double end = std::max(t + uniform(1, 5), busy + uniform(0, 5));
+        b.sync(t, end, site, what == 6 ? HostCallKind::StreamSynchronize : HostCallKind::DeviceSynchronize,
+               what == 6 ? "cudaStreamSynchronize" : "cudaDeviceSynchronize");
+        t = end + uniform(1, 50);
+      } else {
+        b.host(t, t + uniform(0, 3), HostCallKind::Other, "cudaGetDevice", site);
+        t += uniform(1, 10);
+      }
+    }
+    const EventStream s = b.done();
+    const ProbeReport r = analyze(s);
+    for (const auto& site : r.sites) {
+      EXPECT_GE(site.predicted_saving_ms, 0.0) << seed;
+      EXPECT_LE(site.predicted_saving_ms, r.run.wall_ms + kEps) << seed;
+      EXPECT_GE(site.gpu_idle_ms, 0.0) << seed;
+    }
+    EXPECT_LT(std::abs(r.replay_error), 0.05) << seed;
+    // Random windows: the counted quantities do not change.
+    Accumulator acc;
+    std::size_t h = 0, g = 0;
+    while (h < s.host.size() || g < s.gpu.size()) {
+      EventStream chunk;
+      chunk.sites = s.sites;
+      const std::size_t nh = std::min(s.host.size() - h, static_cast<std::size_t>(rng() % 60));
+      const std::size_t ng = std::min(s.gpu.size() - g, static_cast<std::size_t>(rng() % 60));
+      chunk.host.assign(s.host.begin() + static_cast<std::ptrdiff_t>(h), s.host.begin() + static_cast<std::ptrdiff_t>(h + nh));
+      chunk.gpu.assign(s.gpu.begin() + static_cast<std::ptrdiff_t>(g), s.gpu.begin() + static_cast<std::ptrdiff_t>(g + ng));
+      h += nh;
+      g += ng;
+      acc.consume(chunk);
+    }
+    const ProbeReport split = acc.finish({});
+    EXPECT_EQ(split.syncs, r.syncs) << seed;
+    EXPECT_NEAR(split.host_blocked_ms, r.host_blocked_ms, kEps) << seed;
+    EXPECT_NEAR(split.gpu_idle_ms, r.gpu_idle_ms, kEps) << seed;
+  }
 }
 
 }  // namespace

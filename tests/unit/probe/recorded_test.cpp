@@ -2,6 +2,7 @@
 // analysis must find the sync sites and keep its invariants on real timelines.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "analysis/analysis.h"
@@ -49,6 +50,8 @@ TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
       EXPECT_LE(site.share_of_run, 1.0);
     }
     EXPECT_EQ(calls, blocking);
+    // The replay as recorded reproduces the real run's span closely.
+    EXPECT_LT(std::abs(r.replay_error), 0.05);
     if (blocking > 0) EXPECT_FALSE(r.sites.empty());
     // Splitting into windows changes nothing that is counted.
     Accumulator acc;
