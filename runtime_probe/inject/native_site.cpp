@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <link.h>
-#include <pthread.h>
 #include <unwind.h>
 #include <unistd.h>
 
@@ -66,22 +65,9 @@ struct Walk {
   int n = 0;
 };
 
-// The calling thread's stack bounds, read once per thread.
-struct StackBounds {
-  std::uintptr_t lo = 0, hi = 0;
-  StackBounds() {
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-    void* addr = nullptr;
-    std::size_t size = 0;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-      lo = reinterpret_cast<std::uintptr_t>(addr);
-      hi = lo + size;
-    }
-    pthread_attr_destroy(&attr);
-  }
-};
-thread_local StackBounds t_stack;
+// The highest stack address the DWARF unwinder has read on this thread: walks read no higher (the stack
+// between there and the current frame stays mapped), so no /proc or pthread attribute is needed.
+thread_local std::uintptr_t t_stack_seen = 0;
 }  // namespace
 
 bool NativeSites::offer(std::uintptr_t address, Candidates& out, int& n) {
@@ -102,7 +88,7 @@ bool NativeSites::fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c
     return false;
   };
   if (!fast_ok_) return fail(kStartCfa);
-  if (t_stack.hi == 0) return fail(kNoStack);
+  if (t_stack_seen == 0) return fail(kNoStack);
   std::uintptr_t callee = 0;
   for (int depth = 0; depth < 256; ++depth) {
     if (!offer(ip, c, n)) return true;
@@ -110,7 +96,7 @@ bool NativeSites::fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c
     if (it == steps_.end()) return fail(kNewStep);
     if (it->second <= 0) return fail(kVaryingStep);
     std::uintptr_t next = cfa + static_cast<std::uintptr_t>(it->second);
-    if (next > t_stack.hi || next < t_stack.lo + 8) return fail(kOutOfStack);
+    if (next > t_stack_seen || next <= cfa) return fail(kOutOfStack);
     callee = ip;
     ip = *reinterpret_cast<const std::uintptr_t*>(next - 8);  // the return address sits below the CFA
     cfa = next;
@@ -140,6 +126,7 @@ void NativeSites::learn(const std::vector<std::pair<std::uintptr_t, std::uintptr
     fast_ok_ = false;  // capture()'s own CFA is not where it was assumed: full unwinds only
     return;
   }
+  for (const auto& f : frames) t_stack_seen = std::max(t_stack_seen, f.second);
   std::uintptr_t callee = 0;
   for (std::size_t i = k; i + 1 < frames.size(); ++i) {
     auto delta = static_cast<std::int64_t>(frames[i + 1].second - frames[i].second);

@@ -34,9 +34,11 @@ probe() {  # probe <name> <env...> -- <command...>
   echo "exit=$? wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms files: $(ls "$W/$name" | tr '\n' ' ')"
   for r in "$W/$name"/report-*.json; do [[ -f $r ]] && python3 $G/show_report.py "$r" $(ls "$W/$name"/stream-*.json 2>/dev/null | head -1); done
 }
-# SMOKE_SET=core skips the exit-path and robustness runs (raise, signals, workers, no CUPTI, profiler).
+# SMOKE_SET=core skips the exit-path and robustness runs (raise, signals, workers, no CUPTI, profiler);
+# SMOKE_SET=cpp runs only the LibTorch program.
 set_=${SMOKE_SET:-full}
 REC=(SYNCLINT_PROBE_RECORD=1 SYNCLINT_PROBE_RECORD_MAX=${RECORD_MAX:-1000})
+if [[ $set_ != cpp ]]; then
 echo "== unprobed"; timeout 120 python3 $G/smoke.py
 probe py "${REC[@]}" SYNCLINT_PROBE_TRACE=1 -- python3 $G/smoke.py
 if [[ $set_ == full ]]; then
@@ -51,10 +53,11 @@ else
   echo "== unprobed again"; timeout 120 python3 $G/smoke.py --steps 5
   probe py-again -- python3 $G/smoke.py --steps 5
 fi
+fi
 echo "== unprobed cpp"; timeout 60 /tmp/bc/smoke_cpp; timeout 60 /tmp/bc/smoke_cpp
 probe cpp "${REC[@]}" -- /tmp/bc/smoke_cpp
 probe cpp-again -- /tmp/bc/smoke_cpp
 [[ $set_ == full ]] && probe cpp-dladdr SYNCLINT_PROBE_SYMBOLIZER=none -- /tmp/bc/smoke_cpp
-[[ -f bench/gpu/cnn_bench.py ]] && probe cnn-norms "${REC[@]}" -- \
+[[ $set_ != cpp && -f bench/gpu/cnn_bench.py ]] && probe cnn-norms "${REC[@]}" -- \
   python3 bench/gpu/cnn_bench.py --mode norms --batch 16 --steps 30 --warmup 5 --reps 1
 tar -czf "$OUT/probe-smoke.tar.gz" -C "$W" .
