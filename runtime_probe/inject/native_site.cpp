@@ -94,7 +94,8 @@ bool NativeSites::fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c
     if (!offer(ip, c, n)) return true;
     auto it = steps_.find({callee, ip});
     if (it == steps_.end()) return fail(kNewStep);
-    if (it->second <= 0) return fail(kVaryingStep);
+    if (it->second == kEndOfStack) return true;  // the unwinder found no frame above this one
+    if (it->second < 0) return fail(kVaryingStep);
     std::uintptr_t next = cfa + static_cast<std::uintptr_t>(it->second);
     if (next > t_stack_seen || next <= cfa) return fail(kOutOfStack);
     callee = ip;
@@ -119,7 +120,8 @@ std::string NativeSites::fallback_summary() const {
   return out;
 }
 
-void NativeSites::learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa) {
+void NativeSites::learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa,
+                        bool reached_end) {
   std::size_t k = 0;
   while (k < frames.size() && frames[k].second != start_cfa) ++k;
   if (k == frames.size()) {
@@ -127,13 +129,17 @@ void NativeSites::learn(const std::vector<std::pair<std::uintptr_t, std::uintptr
     return;
   }
   for (const auto& f : frames) t_stack_seen = std::max(t_stack_seen, f.second);
+  auto record = [&](StepKey key, std::int64_t delta) {
+    auto [it, inserted] = steps_.try_emplace(key, delta);
+    if (!inserted && it->second != delta) it->second = kVarying;
+  };
   std::uintptr_t callee = 0;
   for (std::size_t i = k; i + 1 < frames.size(); ++i) {
-    auto delta = static_cast<std::int64_t>(frames[i + 1].second - frames[i].second);
-    auto [it, inserted] = steps_.try_emplace({callee, frames[i].first}, delta);
-    if (!inserted && it->second != delta) it->second = -1;
+    record({callee, frames[i].first}, static_cast<std::int64_t>(frames[i + 1].second - frames[i].second));
     callee = frames[i].first;
   }
+  // The outermost frame of the thread: a walk that gets there is complete.
+  if (reached_end && frames.size() > k) record({callee, frames.back().first}, kEndOfStack);
 }
 
 __attribute__((noinline)) std::int32_t NativeSites::capture() {
@@ -156,12 +162,13 @@ __attribute__((noinline)) std::int32_t NativeSites::capture() {
            return self->offer(a, *static_cast<Candidates*>(cands), k);
          },
          &c, &frames};
-  bool past_start = false;
+  bool past_start = false, enough = false;
   struct Arg {
     Walk* w;
     std::uintptr_t start_cfa;
     bool* past_start;
-  } arg{&w, start_cfa, &past_start};
+    bool* enough;
+  } arg{&w, start_cfa, &past_start, &enough};
   // Stops at the first frame of user code instead of unwinding the whole stack.
   _Unwind_Backtrace(
       [](_Unwind_Context* ctx, void* p) -> _Unwind_Reason_Code {
@@ -176,10 +183,12 @@ __attribute__((noinline)) std::int32_t NativeSites::capture() {
           if (sp != a->start_cfa) return _URC_NO_REASON;
           *a->past_start = true;
         }
-        return a->w->offer(a->w->self, ip, a->w->candidates, a->w->n) ? _URC_NO_REASON : _URC_END_OF_STACK;
+        if (a->w->offer(a->w->self, ip, a->w->candidates, a->w->n)) return _URC_NO_REASON;
+        *a->enough = true;
+        return _URC_END_OF_STACK;
       },
       &arg);
-  learn(frames, start_cfa);
+  learn(frames, start_cfa, !enough && frames.size() <= 256);
   if (!past_start) {  // no frame matched the assumed CFA: take every frame as a candidate
     c = {};
     w.n = 0;

@@ -78,8 +78,10 @@ class NativeSites {
     std::size_t operator()(const StepKey& k) const { return std::hash<std::uintptr_t>()(k.callee * 31 + k.ip); }
   };
   bool fast_walk(std::uintptr_t cfa, std::uintptr_t ip, Candidates& c, int& n);
-  void learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa);
-  std::unordered_map<StepKey, std::int64_t, StepHash> steps_;  // CFA distance; -1 when it varies
+  void learn(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& frames, std::uintptr_t start_cfa,
+             bool reached_end);
+  static constexpr std::int64_t kVarying = -1, kEndOfStack = 0;
+  std::unordered_map<StepKey, std::int64_t, StepHash> steps_;  // CFA distance, kVarying or kEndOfStack
   bool fast_ok_ = true;
   std::atomic<std::uint64_t> fast_walks_{0}, full_walks_{0};
   enum Fallback { kNoStack, kStartCfa, kNewStep, kVaryingStep, kOutOfStack, kTooDeep, kFallbacks };

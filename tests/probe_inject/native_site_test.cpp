@@ -5,6 +5,9 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace synclint::probe::inject {
@@ -104,6 +107,31 @@ TEST(NativeSites, LearnedStepsFindTheSameSitesAsTheUnwinder) {
 #if defined(__x86_64__)
   EXPECT_GT(ns.fast_walks(), 10u) << "full unwinds: " << ns.full_walks();
 #endif
+}
+
+TEST(NativeSites, LearnedStepsReachTheEndOfAShortStack) {
+  // A thread's stack holds fewer candidate frames than a walk looks for, and nothing is resolved until
+  // the end (a run shorter than one window): walks must still follow learned steps to the stack's end.
+  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
+  SiteTable table;
+  SiteFilters f = test_filters();
+  NativeSites ns(f, table);
+  std::vector<std::int32_t> sites;
+  unsigned line = 0;
+  std::thread t([&] {
+    for (int i = 0; i < 20; ++i) sites.push_back(deep_from_there(ns, line));
+  });
+  t.join();
+#if defined(__x86_64__)
+  EXPECT_GE(ns.fast_walks(), 18u) << "full unwinds: " << ns.full_walks() << "; " << ns.fallback_summary();
+#endif
+  ns.resolve();
+  auto table_now = table.snapshot();
+  for (auto s : sites) {
+    ASSERT_GE(s, 0);
+    EXPECT_EQ(table_now[s].line, line);
+    EXPECT_NE(table_now[s].function.find("deep_from_there"), std::string::npos) << table_now[s].function;
+  }
 }
 
 TEST(NativeSites, SkipsLibraryFrames) {
