@@ -141,11 +141,18 @@ Config read_config(const toml::table& table, const fs::path& file, const std::st
   return config;
 }
 
-// The longest selector in `list` that is a prefix of `rule_id` (0 when none).
+// How specifically the longest selector in `list` matches `rule_id` (0 when none does). A selector is
+// an id prefix (case-insensitive) or a rule name; values from files are already canonical ids, but the
+// command line passes selectors through as typed.
 std::size_t longest_prefix(const std::vector<std::string>& list, std::string_view rule_id) {
   std::size_t best = 0;
   for (const auto& s : list) {
-    if (!s.empty() && rule_id.starts_with(s)) best = std::max(best, s.size());
+    if (s.empty()) continue;
+    if (s.size() <= rule_id.size() && iequals(rule_id.substr(0, s.size()), s)) {
+      best = std::max(best, s.size());
+    } else if (const Rule* rule = Catalog::builtin().find(s); rule != nullptr && rule->id == rule_id) {
+      best = std::max(best, rule_id.size());
+    }
   }
   return best;
 }

@@ -166,6 +166,18 @@ TEST_F(ConfigTest, SelectIgnoreMostSpecificWins) {
   EXPECT_FALSE(only->rule_enabled("SYNC002", dir_ / "only/a.py"));
 }
 
+TEST(ConfigSelectors, NamesAndLowerCaseFromTheCommandLine) {
+  Config config;
+  config.select = {{"tensor-item", "sync01"}, "command line"};
+  config.ignore = {{"SYNC012"}, "command line"};
+  EXPECT_TRUE(config.rule_enabled("SYNC001", "a.py"));
+  EXPECT_TRUE(config.rule_enabled("SYNC010", "a.py"));
+  EXPECT_FALSE(config.rule_enabled("SYNC012", "a.py"));
+  EXPECT_FALSE(config.rule_enabled("SYNC002", "a.py"));
+  config.ignore = {{"tensor-item"}, "command line"};
+  EXPECT_FALSE(config.rule_enabled("SYNC001", "a.py")) << "equally specific: ignore wins";
+}
+
 TEST_F(ConfigTest, PerFileIgnores) {
   const auto config = load_config_file(write(".synclint.toml", R"(
 per-file-ignores = { "tests/**" = ["SYNC001"], "scripts/*.py" = ["SYNC0"], "conftest.py" = ["tensor-formatting"] }
