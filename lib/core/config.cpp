@@ -275,10 +275,13 @@ std::optional<Config> load_config_file(const fs::path& file, const Catalog& cata
 }
 
 Config find_config(const fs::path& dir, const Catalog& catalog) {
-  fs::path start = fs::absolute(dir).lexically_normal();
   std::error_code ec;
+  // An empty path (the parent of "train.py") is the working directory.
+  fs::path start = fs::absolute(dir.empty() ? fs::path(".") : dir, ec).lexically_normal();
+  if (ec) throw ConfigError(dir.string() + ": cannot resolve the path: " + ec.message());
   if (fs::is_regular_file(start, ec)) start = start.parent_path();
-  if (start.has_filename() == false && start.has_parent_path() && start != start.root_path()) start = start.parent_path();
+  // "dir/." normalises to "dir/", whose last component is empty.
+  if (!start.has_filename() && start.has_parent_path() && start != start.root_path()) start = start.parent_path();
   for (fs::path folder = start;; folder = folder.parent_path()) {
     for (const char* name : {".synclint.toml", "pyproject.toml"}) {
       const fs::path candidate = folder / name;

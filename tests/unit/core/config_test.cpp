@@ -150,6 +150,12 @@ TEST_F(ConfigTest, ClosestParentWinsAndSynclintTomlBeatsPyproject) {
   EXPECT_EQ(sub.root, dir_ / "pkg/sub");
   EXPECT_THAT(sub.ignore.value, ElementsAre("SYNC002"));
 
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_ / "pkg/sub");
+  EXPECT_EQ(find_config("", Catalog::builtin()).file, dir_ / "pkg/sub/.synclint.toml") << "empty: working directory";
+  EXPECT_EQ(find_config(".", Catalog::builtin()).file, dir_ / "pkg/sub/.synclint.toml");
+  fs::current_path(cwd);
+
   write("pkg/sub/deeper/train.py", "x = 1\n");
   EXPECT_EQ(find_config(dir_ / "pkg/sub/deeper/train.py", Catalog::builtin()).file, dir_ / "pkg/sub/.synclint.toml");
 }
