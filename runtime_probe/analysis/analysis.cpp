@@ -141,7 +141,9 @@ Accumulator& Accumulator::operator=(const Accumulator& other) {
 
 std::size_t Accumulator::pending_events() const { return state_->host.size() + state_->gpu.size(); }
 
-void Accumulator::consume(const EventStream& chunk) {
+void Accumulator::consume(const EventStream& chunk) { consume(EventStream(chunk)); }
+
+void Accumulator::consume(EventStream&& chunk) {
   State& st = *state_;
   ++st.windows;
   auto extend = [&st](std::uint64_t start, std::uint64_t end) {
@@ -153,15 +155,6 @@ void Accumulator::consume(const EventStream& chunk) {
   std::vector<std::int32_t> ids(chunk.sites.size());
   for (std::size_t i = 0; i < chunk.sites.size(); ++i) ids[i] = st.site_id(chunk.sites[i]);
   const std::size_t host_before = st.host.size(), gpu_before = st.gpu.size();
-  for (HostCall h : chunk.host) {
-    if (h.end_ns < h.start_ns) h.end_ns = h.start_ns;
-    h.site = h.site >= 0 && static_cast<std::size_t>(h.site) < ids.size() ? ids[static_cast<std::size_t>(h.site)] : -1;
-    st.host.push_back(std::move(h));
-  }
-  for (GpuActivity g : chunk.gpu) {
-    if (g.end_ns < g.start_ns) g.end_ns = g.start_ns;
-    st.gpu.push_back(std::move(g));
-  }
   auto extend_events = [&](std::uint64_t start, std::uint64_t end) {
     extend(start, end);
     st.events_start_ns = std::min(st.events_start_ns, start);
@@ -169,6 +162,15 @@ void Accumulator::consume(const EventStream& chunk) {
   };
   for (const auto& h : chunk.host) extend_events(h.start_ns, std::max(h.start_ns, h.end_ns));
   for (const auto& g : chunk.gpu) extend_events(g.start_ns, std::max(g.start_ns, g.end_ns));
+  for (HostCall& h : chunk.host) {
+    if (h.end_ns < h.start_ns) h.end_ns = h.start_ns;
+    h.site = h.site >= 0 && static_cast<std::size_t>(h.site) < ids.size() ? ids[static_cast<std::size_t>(h.site)] : -1;
+    st.host.push_back(std::move(h));
+  }
+  for (GpuActivity& g : chunk.gpu) {
+    if (g.end_ns < g.start_ns) g.end_ns = g.start_ns;
+    st.gpu.push_back(std::move(g));
+  }
   auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
   if (!std::is_sorted(st.host.begin() + static_cast<std::ptrdiff_t>(host_before ? host_before - 1 : 0), st.host.end(), by_start))
     std::stable_sort(st.host.begin(), st.host.end(), by_start);

@@ -68,6 +68,7 @@ class Accumulator {
   // `chunk` holds a contiguous time window (host calls and GPU activities); sites are indices into
   // chunk.sites, which the accumulator merges by (path, line, function).
   void consume(const EventStream& chunk);
+  void consume(EventStream&& chunk);  // the same, moving the records instead of copying them
   ProbeReport finish(RunInfo run) const;
 
   // Events buffered and not yet analysed (bounded: a segment is forced at kMaxPendingEvents).

@@ -98,7 +98,10 @@ void Segment::prepare(RecordedCarry& carry) {
     auto it = gpu_[a].correlation_id ? call_of.find(gpu_[a].correlation_id) : call_of.end();
     if (it != call_of.end() && host_[it->second].start_ns <= gpu_[a].start_ns) {
       acts_[a].linked = true;
-      calls_[it->second].acts.push_back(a);
+      Call& c = calls_[it->second];
+      if (c.last_act >= 0) acts_[static_cast<std::size_t>(c.last_act)].next = static_cast<std::int64_t>(a);
+      else c.first_act = static_cast<std::int64_t>(a);
+      c.last_act = static_cast<std::int64_t>(a);
     } else {
       unlinked_[acts_[a].key].push_back(a);
     }
@@ -108,7 +111,8 @@ void Segment::prepare(RecordedCarry& carry) {
   // its launch; one launched behind queued work started `gap` after the work before it.
   std::vector<std::int64_t> launch_of(gpu_.size(), -1);
   for (const auto& c : calls_)
-    for (auto a : c.acts) launch_of[a] = static_cast<std::int64_t>(c.host);
+    for (auto a = c.first_act; a >= 0; a = acts_[static_cast<std::size_t>(a)].next)
+      launch_of[static_cast<std::size_t>(a)] = static_cast<std::int64_t>(c.host);
   {
     std::map<StreamKey, std::uint64_t> prev_end;
     for (std::size_t a = 0; a < gpu_.size(); ++a) {
@@ -151,7 +155,8 @@ void Segment::prepare(RecordedCarry& carry) {
   for (auto& c : calls_) {
     const HostCall& h = host_[c.host];
     const GpuActivity* own = nullptr;
-    for (auto a : c.acts) {
+    for (auto i = c.first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next) {
+      const auto a = static_cast<std::size_t>(i);
       auto& end = carry.last_end[acts_[a].key];
       end = std::max(end, gpu_[a].end_ns);
       carry.last_launch_stream = acts_[a].key;
@@ -160,14 +165,16 @@ void Segment::prepare(RecordedCarry& carry) {
     if (is_blocking(h.kind)) {
       c.blocking = true;
       std::uint64_t waited_until = 0;
+      c.waits_begin = static_cast<std::uint32_t>(waits_.size());
       for (const auto& [key, end] : carry.last_end) {
         const bool waited = end > h.start_ns && end <= h.end_ns + kSpanToleranceNs;
         if (h.kind == HostCallKind::DeviceSynchronize || waited) {
-          c.waits.push_back(key);
+          waits_.push_back(key);
           if (waited) waited_until = std::max(waited_until, end);
         }
       }
-      if (c.waits.empty() && carry.last_launch_stream) c.waits.push_back(*carry.last_launch_stream);
+      if (waits_.size() == c.waits_begin && carry.last_launch_stream) waits_.push_back(*carry.last_launch_stream);
+      c.waits_end = static_cast<std::uint32_t>(waits_.size());
       const double duration = static_cast<double>(h.end_ns - h.start_ns);
       c.removed_overhead = std::min(carry.api_min_ns[h.api], kDefaultSyncOverheadNs);
       if (waited_until > 0) {
@@ -263,16 +270,18 @@ void Segment::replay(Scenario& s, std::int32_t removed_site) const {
     } else {  // overlaps the latest call (another thread): keep its offset from the previous start
       start = s.prev_start_rep + (static_cast<double>(h.start_ns) - static_cast<double>(s.prev_start_rec));
     }
-    for (auto a : c.acts) {
+    for (auto i = c.first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next) {
+      const auto a = static_cast<std::size_t>(i);
       run_unlinked_until(acts_[a].key, gpu_[a].start_ns, false);
       run_activity(a, start + acts_[a].latency);
     }
     double end;
     if (c.blocking && h.site == removed_site && removed_site >= 0) {
       end = start + c.removed_overhead;
-    } else if (c.blocking && !c.waits.empty()) {
+    } else if (c.blocking && c.waits_end > c.waits_begin) {
       double waited = 0;
-      for (const auto& key : c.waits) {
+      for (auto w = c.waits_begin; w < c.waits_end; ++w) {
+        const StreamKey& key = waits_[w];
         run_unlinked_until(key, h.start_ns, false);
         auto it = s.streams.find(key);
         if (it != s.streams.end()) waited = std::max(waited, it->second.last_end);

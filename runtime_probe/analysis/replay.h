@@ -107,14 +107,15 @@ class Segment {
   struct Call {
     std::size_t host = 0;
     bool blocking = false;
-    std::vector<std::size_t> acts;  // linked GPU activities
-    std::vector<StreamKey> waits;   // streams a sync waits for
+    std::int64_t first_act = -1, last_act = -1;  // linked GPU activities (a list through Act::next)
+    std::uint32_t waits_begin = 0, waits_end = 0;  // streams a sync waits for: waits_[begin, end)
     double kept_overhead = 0, removed_overhead = 0, wake = 0;
   };
   struct Act {
     StreamKey key;
     double duration = 0, latency = 0, gap = 0;
     bool linked = false;
+    std::int64_t next = -1;  // next activity of the same call
   };
   void prepare(RecordedCarry& carry);
 
@@ -122,6 +123,7 @@ class Segment {
   std::vector<GpuActivity> gpu_;
   std::vector<Call> calls_;
   std::vector<Act> acts_;
+  std::vector<StreamKey> waits_;
   std::map<StreamKey, std::vector<std::size_t>> unlinked_;  // per stream, in start order
   std::map<std::int32_t, SiteDelta> deltas_;
   double gpu_idle_ns_ = 0;
