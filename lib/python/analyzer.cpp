@@ -15,7 +15,11 @@
 namespace synclint::python {
 namespace {
 
-constexpr int kMaxRounds = 6;
+// Rounds of walks: at most kMaxRounds; after kFullRounds, another round runs only while the files to walk
+// again are few (a small project converges fully, a large corpus stops early).
+constexpr int kMaxRounds = 8;
+constexpr int kFullRounds = 3;
+constexpr std::size_t kSmallRoundBytes = 2u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>
@@ -70,8 +74,10 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
   struct Ctx {
     int cls = -1;
     int func = -1;
-    std::string prefix;
+    int prefix = 0;  // index into `prefixes` (qualified-name prefix of definitions here)
+    K kind = K::Other;  // kind of the node at this depth
   };
+  std::vector<std::string> prefixes{""};
   const bool has_error = ts_node_has_error(root);
   std::vector<Ctx> ctx{Ctx{}};
   TSTreeCursor c = ts_tree_cursor_new(root);
@@ -79,8 +85,10 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
   auto text = [&](TSNode n) { return std::string(src.text(n)); };
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&c);
-    Ctx child = ctx[depth];
     const K k = kind(n);
+    const K parent_kind = depth > 0 ? ctx[depth - 1].kind : K::Other;
+    ctx[depth].kind = k;
+    Ctx child = ctx[depth];
     if (has_error && (ts_node_is_error(n) || ts_node_is_missing(n)) && fm.errors.size() < kMaxSyntaxErrors) {
       FileError e;
       e.path = fm.path;
@@ -103,12 +111,12 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       fi.file = file;
       fi.node = n;
       fi.name = text(field(n, "name"));
-      fi.qualname = ctx[depth].prefix + fi.name;
+      fi.qualname = prefixes[ctx[depth].prefix] + fi.name;
       fi.cls = ctx[depth].cls;
       fi.parent = ctx[depth].func;
       bool is_static = false;
-      TSNode parent = ts_node_parent(n);
-      if (kind(parent) == K::DecoratedDefinition)
+      TSNode parent = parent_kind == K::DecoratedDefinition ? ts_node_parent(n) : TSNode{};
+      if (!null(parent))
         for (TSNode parent_i : named_children(parent))
           if (kind(parent_i) == K::Decorator && src.text(parent_i).find("staticmethod") != std::string_view::npos)
             is_static = true;
@@ -134,7 +142,8 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       const int id = static_cast<int>(li.funcs.size());
       if (fi.cls >= 0) li.classes[fi.cls].methods.emplace(fi.name, id);
       else if (fi.parent < 0) fm.top_funcs.emplace(fi.name, id);
-      child = Ctx{-1, id, fi.qualname + "."};
+      prefixes.push_back(fi.qualname + ".");
+      child = Ctx{-1, id, static_cast<int>(prefixes.size() - 1), K::Other};
       li.funcs.push_back(std::move(fi));
     } else if (k == K::ClassDefinition) {
       ClassInfo ci;
@@ -146,7 +155,8 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
         if (kind(sup_i) != K::KeywordArgument) ci.bases.push_back(text(sup_i));
       const int id = static_cast<int>(li.classes.size());
       if (ctx[depth].func < 0 && ctx[depth].cls < 0) fm.top_classes.emplace(ci.name, id);
-      child = Ctx{id, ctx[depth].func, ctx[depth].prefix + ci.name + "."};
+      prefixes.push_back(prefixes[ctx[depth].prefix] + ci.name + ".");
+      child = Ctx{id, ctx[depth].func, static_cast<int>(prefixes.size() - 1), K::Other};
       li.classes.push_back(std::move(ci));
     } else if (k == K::ImportStatement) {
       for (TSNode n_i : named_children(n)) {
@@ -186,7 +196,7 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
     if (ts_tree_cursor_goto_first_child(&c)) {
       ++depth;
       if (ctx.size() <= depth) ctx.resize(depth + 1);
-      ctx[depth] = std::move(child);
+      ctx[depth] = child;
       continue;
     }
     bool done = false;
@@ -258,7 +268,8 @@ void resolve_imports(Project& p, int file, const std::unordered_map<std::string,
   }
 }
 
-bool same_env(const Env& a, const Env& b) {
+template <class Map>
+bool same_env(const Map& a, const Map& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [k, v] : a) {
     auto it = b.find(k);
@@ -267,22 +278,12 @@ bool same_env(const Env& a, const Env& b) {
   return true;
 }
 
-bool same_summaries(const Summaries& a, const Summaries& b) {
-  if (a.funcs.size() != b.funcs.size()) return false;
-  for (std::size_t i = 0; i < a.funcs.size(); ++i) {
-    const FuncSummary &x = a.funcs[i], &y = b.funcs[i];
-    if (x.returns != y.returns || x.gpu_work != y.gpu_work || x.syncs != y.syncs || !x.ret.same(y.ret) ||
-        x.param_known != y.param_known || x.params.size() != y.params.size())
-      return false;
-    for (std::size_t j = 0; j < x.params.size(); ++j)
-      if (!x.params[j].same(y.params[j])) return false;
-  }
-  for (std::size_t i = 0; i < a.class_attrs.size(); ++i)
-    if (!same_env(Env(a.class_attrs[i].begin(), a.class_attrs[i].end()),
-                  Env(b.class_attrs[i].begin(), b.class_attrs[i].end())))
-      return false;
-  for (std::size_t i = 0; i < a.globals.size(); ++i)
-    if (!same_env(a.globals[i], b.globals[i])) return false;
+bool same_summary(const FuncSummary& x, const FuncSummary& y) {
+  if (x.returns != y.returns || x.gpu_work != y.gpu_work || x.syncs != y.syncs || !x.ret.same(y.ret) ||
+      x.param_known != y.param_known || x.params.size() != y.params.size())
+    return false;
+  for (std::size_t j = 0; j < x.params.size(); ++j)
+    if (!x.params[j].same(y.params[j])) return false;
   return true;
 }
 
@@ -362,7 +363,6 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   for (std::size_t i = 0; i < files.size(); ++i) {
     FileModel& fm = p.files[i];
     fm.path = files[i].path;
-    fm.text = files[i].text;
     fm.display = fm.path.substr(common.size());
     p.display_of[fm.path] = fm.display;
   }
@@ -377,8 +377,9 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
       ts_parser_set_language(parsers[t], python_language());
     }
     FileModel& fm = p.files[i];
-    fm.src = std::make_unique<SourceText>(fm.path, fm.text);
-    fm.tree = ts_parser_parse_string(parsers[t], nullptr, fm.text.data(), static_cast<std::uint32_t>(fm.text.size()));
+    const std::string& text = files[i].text;
+    fm.src = std::make_unique<SourceText>(fm.path, text);
+    fm.tree = ts_parser_parse_string(parsers[t], nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
     if (!fm.tree) {
       fm.errors.push_back(FileError{fm.path, "could not parse the file", true, std::nullopt});
       fm.tree = ts_parser_parse_string(parsers[t], nullptr, "", 0);
@@ -443,27 +444,70 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
       for (int b : ci.base_ids)
         if (p.classes[b].is_module) ci.is_module = true;
 
-  // Rounds of walks until the summaries and the heat are stable.
+  // Rounds of walks until the summaries and the heat are stable. After the first round only the files
+  // that read something that changed are walked again; the others keep their output and summaries.
   size_summaries(p.prev, p);
   p.heat = compute_heat(p);
   std::vector<FileOutput> outputs(files.size());
+  std::vector<char> dirty(files.size(), 1);
+  std::size_t total_bytes = 0;
+  for (const SourceFile& f : files) total_bytes += f.text.size();
+  std::vector<std::vector<int>> funcs_of(files.size()), classes_of(files.size());
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) funcs_of[p.funcs[f].file].push_back(static_cast<int>(f));
+  for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of[p.classes[c].file].push_back(static_cast<int>(c));
   for (int round = 0; round < kMaxRounds; ++round) {
     size_summaries(p.next, p);
-    for (auto& o : outputs) o = FileOutput{};
-    parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (dirty[i]) {
+        todo.push_back(i);
+        continue;
+      }
+      for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
+      for (int c : classes_of[i]) p.next.class_attrs[c] = p.prev.class_attrs[c];
+      p.next.globals[i] = p.prev.globals[i];
+    }
+    parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
+      const std::size_t i = todo[k];
+      outputs[i] = FileOutput{};
       walk_file(p, static_cast<int>(i), true, outputs[i]);
     });
     p.edges.clear();
-    for (auto& o : outputs)
-      for (auto& e : o.edges) p.edges.push_back(std::move(e));
+    for (auto& o : outputs) p.edges.insert(p.edges.end(), o.edges.begin(), o.edges.end());
     parameter_facts(p);
     std::vector<FuncHeat> heat = compute_heat(p);
-    bool stable = same_summaries(p.prev, p.next);
-    for (std::size_t f = 0; stable && f < heat.size(); ++f)
-      stable = heat[f].heat == p.heat[f].heat && heat[f].callback == p.heat[f].callback;
+
+    // What changed, and which files read it.
+    std::vector<char> func_changed(p.funcs.size(), 0), class_changed(p.classes.size(), 0),
+        globals_changed(files.size(), 0);
+    bool any = false;
+    for (std::size_t f = 0; f < p.funcs.size(); ++f) {
+      func_changed[f] = !same_summary(p.prev.funcs[f], p.next.funcs[f]) || heat[f].heat != p.heat[f].heat ||
+                        heat[f].callback != p.heat[f].callback;
+      any = any || func_changed[f];
+    }
+    for (std::size_t c = 0; c < p.classes.size(); ++c) {
+      class_changed[c] = !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
+      any = any || class_changed[c];
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      globals_changed[i] = !same_env(p.prev.globals[i], p.next.globals[i]);
+      any = any || globals_changed[i];
+    }
     p.prev = std::move(p.next);
     p.heat = std::move(heat);
-    if (stable) break;
+    if (!any) break;
+    std::size_t dirty_bytes = 0;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      bool d = false;
+      for (int f : funcs_of[i]) d = d || func_changed[f];
+      for (const CallEdge& e : outputs[i].edges) d = d || (e.callee >= 0 && func_changed[e.callee]);
+      for (int c : outputs[i].read_classes) d = d || class_changed[c];
+      for (int g : outputs[i].read_globals) d = d || globals_changed[g];
+      dirty[i] = d;
+      if (d) dirty_bytes += files[i].text.size();
+    }
+    if (round + 1 >= kFullRounds && dirty_bytes > std::max(kSmallRoundBytes, total_bytes / 4)) break;
   }
 
   for (std::size_t i = 0; i < files.size(); ++i) {

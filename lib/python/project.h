@@ -57,8 +57,7 @@ struct Binding {
 struct FileModel {
   std::string path;
   std::string display;  // path used in messages (relative to the project's common folder)
-  std::string text;
-  std::unique_ptr<SourceText> src;
+  std::unique_ptr<SourceText> src;  // refers to the caller's text, alive during analyze_project
   TSTree* tree = nullptr;
   int module_func = -1;
   std::vector<int> funcs;  // in pre-order (parents before nested functions)

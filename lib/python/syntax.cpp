@@ -104,17 +104,38 @@ TSNode field(TSNode n, std::string_view name) {
   return ts_node_child_by_field_id(n, it->second);
 }
 
+namespace {
+// One cursor per thread, reset for each use: creating a cursor allocates.
+struct ThreadCursor {
+  TSTreeCursor cursor{};
+  bool live = false;
+  ~ThreadCursor() {
+    if (live) ts_tree_cursor_delete(&cursor);
+  }
+  TSTreeCursor& at(TSNode n) {
+    if (!live) {
+      cursor = ts_tree_cursor_new(n);
+      live = true;
+    } else {
+      ts_tree_cursor_reset(&cursor, n);
+    }
+    return cursor;
+  }
+};
+}  // namespace
+
 std::vector<TSNode> named_children(TSNode n) {
   std::vector<TSNode> out;
   if (ts_node_is_null(n)) return out;
-  TSTreeCursor c = ts_tree_cursor_new(n);
+  out.reserve(ts_node_named_child_count(n));
+  thread_local ThreadCursor tc;
+  TSTreeCursor& c = tc.at(n);
   if (ts_tree_cursor_goto_first_child(&c)) {
     do {
       TSNode child = ts_tree_cursor_current_node(&c);
       if (ts_node_is_named(child)) out.push_back(child);
     } while (ts_tree_cursor_goto_next_sibling(&c));
   }
-  ts_tree_cursor_delete(&c);
   return out;
 }
 

@@ -199,6 +199,13 @@ class Walker final : public Checker {
     for (auto& t : timers_) t.work = false;
   }
   FuncSummary& sum() { return p_.next.funcs[func_]; }
+  const Value* class_attr(int cls, const std::string& name) {
+    for (int c = cls, depth = 0; c >= 0 && depth < 16; ++depth) {
+      out_.read_classes.insert(c);
+      c = p_.classes[c].base_ids.empty() ? -1 : p_.classes[c].base_ids.front();
+    }
+    return p_.class_attr(cls, name);
+  }
   const FuncSummary& prev_sum(int fn) const { return p_.prev.funcs[fn]; }
 
   Project& p_;
@@ -281,11 +288,8 @@ void Walker::bind_params(const FuncInfo& fi) {
 
 void Walker::block(TSNode n) {
   const std::size_t frames_at_start = frames_.size();
-  TSTreeCursor c = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&c)) {
-    do {
-      TSNode s = ts_tree_cursor_current_node(&c);
-      if (!ts_node_is_named(s)) continue;
+  for (TSNode s : named_children(n)) {
+    {
       stmt(s);
       // `if step % N != 0: continue` makes the rest of the block periodic.
       if (kind(s) == K::IfStatement && null(field(s, "alternative"))) {
@@ -298,9 +302,8 @@ void Walker::block(TSNode n) {
           frames_.push_back(g);
         }
       }
-    } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
   }
-  ts_tree_cursor_delete(&c);
   frames_.resize(frames_at_start);
 }
 
@@ -802,6 +805,7 @@ Value Walker::binding_value(const Binding& b) {
 
 Value Walker::symbol_value(int file, const std::string& symbol, const std::string& dotted) {
   if (Value v = defined_in(p_.files[file], symbol, dotted); v.kind != VK::Unknown) return v;
+  if (file != file_) out_.read_globals.insert(file);
   const Env& g = file == file_ ? p_.next.globals[file] : p_.prev.globals[file];
   if (auto it = g.find(symbol); it != g.end()) return it->second;
   const int sub = p_.find_module(dotted, file_);
@@ -863,7 +867,7 @@ Value Walker::attribute(TSNode n) {
     case VK::Module:
     case VK::Instance: {
       if (recv.id >= 0) {
-        if (const Value* a = p_.class_attr(recv.id, std::string(name))) {
+        if (const Value* a = class_attr(recv.id, std::string(name))) {
           Value v = *a;
           if (recv.kind == VK::Module && recv.cuda && (v.kind == VK::Module || v.kind == VK::HostTensor)) {
             v.kind = v.kind == VK::HostTensor ? VK::Device : VK::Module;
@@ -1469,7 +1473,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
     if (target >= 0) {
       Value r = project_call(target, ci, true, work, syncs);
       if (r.kind != VK::Unknown || rv.kind == VK::Instance) return r;
-    } else if (const Value* a = p_.class_attr(rv.id, std::string(m))) {
+    } else if (const Value* a = class_attr(rv.id, std::string(m))) {
       if (a->kind == VK::Module || a->kind == VK::Instance) {
         Value mod = *a;
         if (rv.kind == VK::Module && rv.cuda) mod.cuda = true;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <set>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ namespace synclint::python {
 struct FileOutput {
   std::vector<Finding> findings;
   std::vector<CallEdge> edges;
+  // What the walk read from other files' summaries (callees are in `edges`): a file is walked again in the
+  // next round only when something it read changed.
+  std::unordered_set<int> read_classes;
+  std::unordered_set<int> read_globals;
 };
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
