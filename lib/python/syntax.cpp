@@ -50,7 +50,7 @@ struct KindTable {
         {"await", K::Await}, {"yield", K::Yield}, {"parameters", K::Parameters},
         {"typed_parameter", K::TypedParameter}, {"default_parameter", K::DefaultParameter},
         {"typed_default_parameter", K::TypedDefaultParameter}, {"lambda_parameters", K::LambdaParameters},
-        {"decorator", K::Decorator}, {"as_pattern", K::AsPattern},
+        {"decorator", K::Decorator}, {"as_pattern", K::AsPattern}, {"raise_statement", K::RaiseStatement},
     };
     const TSLanguage* lang = python_language();
     const std::uint32_t count = ts_language_symbol_count(lang);

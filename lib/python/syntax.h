@@ -31,7 +31,7 @@ enum class K : std::uint8_t {
   GeneratorExpression, ForInClause, IfClause, ExpressionList, PatternList, TuplePattern, ListPattern,
   ListSplat, DictionarySplat, ListSplatPattern, Await, Yield,
   Parameters, TypedParameter, DefaultParameter, TypedDefaultParameter, LambdaParameters,
-  Decorator, AsPattern,
+  Decorator, AsPattern, RaiseStatement,
 };
 
 K kind(TSNode n);

@@ -36,15 +36,20 @@ bool one_of(std::string_view s, std::initializer_list<std::string_view> names) {
 
 // Tensor attributes that are host metadata: reading them never syncs.
 bool host_attribute(std::string_view a) {
+  // Predicates and sizes: `x.is_cuda`, `packed.batch_sizes`, `lengths` tensors live on the host.
+  if (a.starts_with("is_") || a.starts_with("has_") || a.ends_with("size") || a.ends_with("sizes") ||
+      a.ends_with("lengths"))
+    return true;
   return one_of(a, {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout", "names",
                     "itemsize", "nbytes", "is_sparse", "is_quantized", "is_meta", "grad_fn", "output_nr",
                     "_version", "training", "is_mps", "is_cpu"});
 }
 // Tensor methods that return host metadata without reading values.
 bool host_method(std::string_view m) {
+  if (m.starts_with("is_") || m.starts_with("has_")) return true;
   return one_of(m, {"size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "get_device",
                     "is_floating_point", "is_complex", "nelement", "ndimension", "storage_offset", "__len__",
-                    "type", "is_pinned", "is_shared", "untyped_storage"});
+                    "type", "is_pinned", "is_shared", "untyped_storage", "_nnz", "nnz"});
 }
 bool mask_method(std::string_view m) {
   return one_of(m, {"eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "bool", "logical_and",
@@ -67,6 +72,14 @@ bool loader_name(std::string_view n) { return contains_ci(n, "loader") || contai
 bool batch_source_name(std::string_view n) {
   return loader_name(n) || contains_ci(n, "dataset") || n == "data" || n == "train_data" || n == "val_data";
 }
+// An unknown callable whose result is a device tensor when its arguments are: a model, a loss, a module.
+bool tensor_callable_name(std::string_view n) {
+  return contains_ci(n, "loss") || contains_ci(n, "criterion") || contains_ci(n, "model") || contains_ci(n, "net") ||
+         contains_ci(n, "module") || contains_ci(n, "encoder") || contains_ci(n, "decoder") ||
+         contains_ci(n, "head") || contains_ci(n, "layer") || contains_ci(n, "policy") || contains_ci(n, "critic") ||
+         contains_ci(n, "actor") || contains_ci(n, "backbone");
+}
+
 // Parameters of per-step callbacks that the framework hands over on the device.
 bool callback_tensor_param(std::string_view n) {
   return one_of(n, {"batch", "x", "y", "inputs", "input", "targets", "target", "labels", "images", "outputs",
@@ -92,7 +105,8 @@ Value from_string_literal(std::string_view t) {
 enum class Periodic { None, WhenTrue, WhenFalse };
 
 struct Frame {
-  enum class Kind : std::uint8_t { Loop, Guard, Boundary } kind = Kind::Loop;
+  // Loop; Guard: a periodic condition; Boundary: a lambda; Cold: code that only runs on failure (raise).
+  enum class Kind : std::uint8_t { Loop, Guard, Boundary, Cold } kind = Kind::Loop;
   TSNode node{};
   bool multiplier = false;
   bool params = false;
@@ -366,6 +380,16 @@ void Walker::stmt(TSNode n) {
     case K::AssertStatement:
       if (named_count(n) > 0) (void)cond(named(n, 0));
       break;
+    case K::RaiseStatement: {
+      // The exception is built only on the failure path.
+      Frame cold;
+      cold.kind = Frame::Kind::Cold;
+      cold.node = n;
+      frames_.push_back(cold);
+      generic(n);
+      frames_.pop_back();
+      break;
+    }
     case K::WithStatement: {
       TSNode body = field(n, "body");
       for (TSNode n_i : named_children(n)) {
@@ -1308,6 +1332,9 @@ Value Walker::call_result(CallInfo& ci, const Value& callee, bool is_method, boo
     case VK::Module:
     case VK::Instance: return module_call(callee, ci, work, syncs);
     default: {
+      // An unknown callable: a device result only when it looks like a model or a loss.
+      TSNode fn = strip_parens(field(ci.node, "function"));
+      if (callee.kind != VK::Device && !tensor_callable_name(last_part(text(fn)))) return {};
       Confidence best = Confidence::Low;
       bool dev = false;
       for (const Arg& a : ci.args)
@@ -1489,6 +1516,9 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
     }
     return false;
   };
+  if ((rv.kind == VK::Device || rv.kind == VK::Module || rv.kind == VK::Unknown) &&
+      (m == "item" || m == "tolist" || host_method(m) || syncing_method()))
+    return Value::host(true);
   Confidence tc = Confidence::High;
   if (m == "parameters" || m == "named_parameters") {
     Value v = Value::of(VK::Params, rv.kind == VK::Module && rv.cuda ? rv.conf : Confidence::Medium);
@@ -1584,9 +1614,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
       dev = true;
       best = std::max(best, a.value.device_conf());
     }
-  if (dev && !one_of(m, {"log", "info", "debug", "warning", "error", "add_scalar", "add_scalars", "log_metrics",
-                         "log_metric", "append", "extend", "update", "set_postfix", "write", "put"}))
-    return Value::device(std::min(best, Confidence::Medium));
+  if (dev && tensor_callable_name(m)) return Value::device(std::min(best, Confidence::Medium));
   return {};
 }
 
@@ -1676,6 +1704,7 @@ HotInfo Walker::hot_info(bool lexical_only) const {
       boundary = true;
       break;
     }
+    if (f.kind == Frame::Kind::Cold) return HotInfo{};
     if (f.multiplier) {
       h.multiplied = true;
       h.params = h.params || f.params;
