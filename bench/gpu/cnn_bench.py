@@ -16,7 +16,8 @@ Logging modes (what each training step does after optimizer.step()):
            are the cost of their synchronizations alone (see docs/probe.md, "GPU validation").
 
 Timing: --warmup steps, then --reps repetitions of --steps timed steps each, with torch.cuda.synchronize()
-before reading the clock at the start and at the end of each repetition. The JSON output holds ms/step
+before reading the clock at the start and at the end of each repetition. With several modes in one process,
+each mode has its own model and the repetitions are interleaved (rep 0 of every mode, then rep 1, ...). The JSON output holds ms/step
 for every (mode, batch, rep) and the median per (mode, batch).
 
 Run one configuration per process (for the probe):  cnn_bench.py --mode loss --batch 16
@@ -91,54 +92,70 @@ def log_batched(model, loss, buf, step, interval, sink):
         sink.append(buf.cpu())
 
 
-def run_config(mode, batch, args):
-    dev = torch.device("cuda")
-    torch.manual_seed(args.seed)
-    model = build_model().to(dev)
-    nparams = len(list(model.parameters()))
-    assert nparams == 22, nparams
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    nbatches = 4  # a few distinct batches, all resident on the GPU
-    images = torch.randn(nbatches, batch, 3, 64, 64, device=dev)
-    labels = torch.randint(0, 10, (nbatches, batch), device=dev)
-    buf = torch.zeros(args.interval, nparams + 1, device=dev)
-    sink = []
-    step = 0
+class Config:
+    """One (mode, batch) training setup: its own model, optimizer, data and step counter."""
 
-    def train_step():
-        nonlocal step
-        i = step % nbatches
-        out = model(images[i])
-        loss = loss_fn(out, labels[i])
-        opt.zero_grad(set_to_none=True)
+    def __init__(self, mode, batch, args):
+        dev = torch.device("cuda")
+        torch.manual_seed(args.seed)
+        self.mode, self.batch, self.interval = mode, batch, args.interval
+        self.model = build_model().to(dev)
+        nparams = len(list(self.model.parameters()))
+        assert nparams == 22, nparams
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.01, momentum=0.9)
+        self.loss_fn = torch.nn.CrossEntropyLoss()
+        self.nbatches = 4  # a few distinct batches, all resident on the GPU
+        self.images = torch.randn(self.nbatches, batch, 3, 64, 64, device=dev)
+        self.labels = torch.randint(0, 10, (self.nbatches, batch), device=dev)
+        self.buf = torch.zeros(args.interval, nparams + 1, device=dev)
+        self.sink = []
+        self.step = 0
+
+    def train_step(self):
+        i = self.step % self.nbatches
+        model, mode = self.model, self.mode
+        out = model(self.images[i])
+        loss = self.loss_fn(out, self.labels[i])
+        self.opt.zero_grad(set_to_none=True)
         loss.backward()
-        opt.step()
+        self.opt.step()
         if mode == "loss":
-            log_loss(loss, sink)
+            log_loss(loss, self.sink)
         elif mode == "norms":
-            log_norms(model, sink)
+            log_norms(model, self.sink)
         elif mode == "batched":
-            log_batched(model, loss, buf, step, args.interval, sink)
+            log_batched(model, loss, self.buf, self.step, self.interval, self.sink)
         elif mode == "compute":
-            stats_on_gpu(model, loss, buf, step, args.interval)
-        step += 1
-        if len(sink) > 1000:
-            sink.clear()
+            stats_on_gpu(model, loss, self.buf, self.step, self.interval)
+        self.step += 1
+        if len(self.sink) > 1000:
+            self.sink.clear()
 
-    for _ in range(args.warmup):
-        train_step()
-    results = []
-    for rep in range(args.reps):
+    def timed(self, steps):
+        """ms/step over `steps` steps, the GPU drained before both clock reads."""
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        for _ in range(args.steps):
-            train_step()
+        for _ in range(steps):
+            self.train_step()
         torch.cuda.synchronize()
-        ms = (time.perf_counter() - t0) * 1e3 / args.steps
-        results.append({"lang": "python", "mode": mode, "batch": batch, "rep": rep, "ms_per_step": ms})
-        print("python mode=%-8s batch=%-4d rep=%d  %.3f ms/step" % (mode, batch, rep, ms), file=sys.stderr, flush=True)
-    return results, step
+        return (time.perf_counter() - t0) * 1e3 / steps
+
+
+def run_batch(batch, args):
+    """All modes of one batch size. The repetitions are interleaved (rep 0 of every mode, then rep 1...)
+    so that slow drifts of the machine spread over all modes instead of favouring one."""
+    configs = [Config(mode, batch, args) for mode in args.mode]
+    for c in configs:
+        for _ in range(args.warmup):
+            c.train_step()
+    results = []
+    for rep in range(args.reps):
+        for c in configs:
+            ms = c.timed(args.steps)
+            results.append({"lang": "python", "mode": c.mode, "batch": batch, "rep": rep, "ms_per_step": ms})
+            print("python mode=%-8s batch=%-4d rep=%d  %.3f ms/step" % (c.mode, batch, rep, ms),
+                  file=sys.stderr, flush=True)
+    return results, {"%s/%d" % (c.mode, batch): c.step for c in configs}
 
 
 def main(argv=None):
@@ -149,10 +166,9 @@ def main(argv=None):
         sys.exit("cnn_bench: no CUDA device is available")
     results, total_steps = [], {}
     for batch in args.batch:
-        for mode in args.mode:
-            res, steps = run_config(mode, batch, args)
-            results += res
-            total_steps["%s/%d" % (mode, batch)] = steps
+        res, steps = run_batch(batch, args)
+        results += res
+        total_steps.update(steps)
     medians = {}
     for r in results:
         medians.setdefault("%s/%d" % (r["mode"], r["batch"]), []).append(r["ms_per_step"])

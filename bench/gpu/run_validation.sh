@@ -107,9 +107,11 @@ run_probed() {  # lang mode batch
   local t0=$SECONDS limit
   limit=$(time_left)
   ((limit > 0)) || { log "skipped probed $tag (time budget spent)"; return; }
+  cmd+=(--mode "$mode" --batch "$batch" "${bench_args[@]}" --json "$W/$lang-probed-$mode-$batch.json")
+  # The command goes through `sh -c 'exec ...'`: synclint probe (at 6ccc2c9) moves the `--` separator to
+  # the end of the command's arguments when they contain options; a trailing `--` becomes sh's $0 here.
   timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" "${extra[@]}" -- \
-    "${cmd[@]}" --mode "$mode" --batch "$batch" "${bench_args[@]}" --json "$W/$lang-probed-$mode-$batch.json" \
-    >"$W/probe-$tag.log" 2>&1 || log "probed $tag FAILED (rc=$?)"
+    sh -c "exec $(printf '%q ' "${cmd[@]}")" >"$W/probe-$tag.log" 2>&1 || log "probed $tag FAILED (rc=$?)"
   echo "$((SECONDS - t0)) s wall" >"$W/time-probed-$tag.txt"
 }
 run_solo() {  # lang mode batch: one configuration as its own process, no probe

@@ -9,7 +9,8 @@
 //   train_cpp [--mode none|loss|norms|batched|all] [--batch N[,N...]] [--steps 300] [--warmup 50]
 //             [--reps 3] [--interval 50] [--json out.json]
 //
-// Prints JSON with ms/step per (mode, batch, rep), in the same shape as cnn_bench.py.
+// Prints JSON with ms/step per (mode, batch, rep), in the same shape as cnn_bench.py. With several modes,
+// each has its own model and the repetitions are interleaved (rep 0 of every mode, then rep 1, ...).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -19,9 +20,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -145,55 +148,87 @@ struct Result {
   double ms;
 };
 
-long run_config(const std::string& mode, int batch, const Options& o, std::vector<Result>& results) {
-  torch::Device dev(torch::kCUDA);
-  torch::manual_seed(0);
-  auto model = build_model();
-  model->to(dev);
-  const auto nparams = model->parameters().size();
-  if (nparams != 22) {
-    std::fprintf(stderr, "train_cpp: expected 22 parameter tensors, got %zu\n", nparams);
-    std::exit(1);
+// One (mode, batch) training setup: its own model, optimizer, data and step counter.
+class Config {
+ public:
+  Config(std::string mode, int batch, const Options& o)
+      : mode_(std::move(mode)), interval_(o.interval), model_(make_model()),
+        opt_(model_->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9)) {
+    const auto opts = torch::TensorOptions().device(torch::kCUDA);
+    images_ = torch::randn({kBatches, batch, 3, 64, 64}, opts);
+    labels_ = torch::randint(0, 10, {kBatches, batch}, opts.dtype(torch::kLong));
+    buf_ = torch::zeros({interval_, static_cast<long>(model_->parameters().size()) + 1}, opts);
   }
-  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
-  const int nbatches = 4;
-  auto images = torch::randn({nbatches, batch, 3, 64, 64}, torch::TensorOptions().device(dev));
-  auto labels = torch::randint(0, 10, {nbatches, batch}, torch::TensorOptions().device(dev).dtype(torch::kLong));
-  auto buf = torch::zeros({o.interval, static_cast<long>(nparams) + 1}, torch::TensorOptions().device(dev));
-  std::vector<float> sink;
-  long step = 0;
 
-  auto train_step = [&] {
-    const long i = step % nbatches;
-    auto out = model->forward(images[i]);
-    auto loss = torch::nn::functional::cross_entropy(out, labels[i]);
-    opt.zero_grad();
+  void train_step() {
+    const long i = step_ % kBatches;
+    auto out = model_->forward(images_[i]);
+    auto loss = torch::nn::functional::cross_entropy(out, labels_[i]);
+    opt_.zero_grad();
     loss.backward();
-    opt.step();
-    if (mode == "loss")
-      log_loss(loss, sink);
-    else if (mode == "norms")
-      log_norms(model, sink);
-    else if (mode == "batched")
-      log_batched(model, loss, buf, step, o.interval, sink);
-    else if (mode == "compute")
-      stats_on_gpu(model, loss, buf, step, o.interval);
-    ++step;
-    if (sink.size() > 10000) sink.clear();
-  };
-
-  for (int s = 0; s < o.warmup; ++s) train_step();
-  for (int rep = 0; rep < o.reps; ++rep) {
-    torch::cuda::synchronize();
-    auto t0 = std::chrono::steady_clock::now();
-    for (int s = 0; s < o.steps; ++s) train_step();
-    torch::cuda::synchronize();
-    auto t1 = std::chrono::steady_clock::now();
-    double ms = std::chrono::duration<double, std::milli>(t1 - t0).count() / o.steps;
-    results.push_back({mode, batch, rep, ms});
-    std::fprintf(stderr, "cpp mode=%-8s batch=%-4d rep=%d  %.3f ms/step\n", mode.c_str(), batch, rep, ms);
+    opt_.step();
+    if (mode_ == "loss")
+      log_loss(loss, sink_);
+    else if (mode_ == "norms")
+      log_norms(model_, sink_);
+    else if (mode_ == "batched")
+      log_batched(model_, loss, buf_, step_, interval_, sink_);
+    else if (mode_ == "compute")
+      stats_on_gpu(model_, loss, buf_, step_, interval_);
+    ++step_;
+    if (sink_.size() > 10000) sink_.clear();
   }
-  return step;
+
+  // ms/step over `steps` steps, the GPU drained before both clock reads.
+  double timed(int steps) {
+    torch::cuda::synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int s = 0; s < steps; ++s) train_step();
+    torch::cuda::synchronize();
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(t1 - t0).count() / steps;
+  }
+
+  const std::string& mode() const { return mode_; }
+  long steps_run() const { return step_; }
+
+ private:
+  static constexpr int kBatches = 4;  // a few distinct batches, all resident on the GPU
+
+  static torch::nn::Sequential make_model() {
+    torch::manual_seed(0);
+    auto model = build_model();
+    model->to(torch::kCUDA);
+    if (const auto n = model->parameters().size(); n != 22) {
+      std::fprintf(stderr, "train_cpp: expected 22 parameter tensors, got %zu\n", n);
+      std::exit(1);
+    }
+    return model;
+  }
+
+  std::string mode_;
+  int interval_;
+  torch::nn::Sequential model_;
+  torch::optim::SGD opt_;
+  torch::Tensor images_, labels_, buf_;
+  std::vector<float> sink_;
+  long step_ = 0;
+};
+
+// All modes of one batch size, the repetitions interleaved (rep 0 of every mode, then rep 1...) so that
+// slow drifts of the machine spread over all modes instead of favouring one.
+void run_batch(int batch, const Options& o, std::vector<Result>& results, std::map<std::string, long>& total_steps) {
+  std::vector<std::unique_ptr<Config>> configs;
+  for (const auto& mode : o.modes) configs.push_back(std::make_unique<Config>(mode, batch, o));
+  for (auto& c : configs)
+    for (int s = 0; s < o.warmup; ++s) c->train_step();
+  for (int rep = 0; rep < o.reps; ++rep)
+    for (auto& c : configs) {
+      const double ms = c->timed(o.steps);
+      results.push_back({c->mode(), batch, rep, ms});
+      std::fprintf(stderr, "cpp mode=%-8s batch=%-4d rep=%d  %.3f ms/step\n", c->mode().c_str(), batch, rep, ms);
+    }
+  for (auto& c : configs) total_steps[c->mode() + "/" + std::to_string(batch)] = c->steps_run();
 }
 
 double median(std::vector<double> v) {
@@ -213,11 +248,7 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   std::map<std::string, long> total_steps;
   std::map<std::string, std::vector<double>> per_config;
-  for (int batch : o.batches)
-    for (const auto& mode : o.modes) {
-      const std::string key = mode + "/" + std::to_string(batch);
-      total_steps[key] = run_config(mode, batch, o, results);
-    }
+  for (int batch : o.batches) run_batch(batch, o, results, total_steps);
   for (const auto& r : results) per_config[r.mode + "/" + std::to_string(r.batch)].push_back(r.ms);
 
   std::ostringstream js;
