@@ -279,7 +279,8 @@ bool same_env(const Map& a, const Map& b) {
 }
 
 bool same_summary(const FuncSummary& x, const FuncSummary& y) {
-  if (x.returns != y.returns || x.gpu_work != y.gpu_work || x.syncs != y.syncs || !x.ret.same(y.ret) ||
+  if (x.returns != y.returns || x.gpu_work != y.gpu_work || x.syncs != y.syncs || x.batch_loop != y.batch_loop ||
+      !x.ret.same(y.ret) ||
       x.param_known != y.param_known || x.params.size() != y.params.size())
     return false;
   for (std::size_t j = 0; j < x.params.size(); ++j)

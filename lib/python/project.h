@@ -99,6 +99,7 @@ struct FuncSummary {
   bool returns = false;
   bool gpu_work = false;
   bool syncs = false;
+  bool batch_loop = false;         // holds a loop over a data loader (a loop calling it is an epoch loop)
   std::vector<Value> params;       // joined over the call sites (set between rounds)
   std::vector<bool> param_known;
 };

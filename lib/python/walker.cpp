@@ -200,6 +200,7 @@ class Walker final : public Checker {
   Lexical lexical() const;
   Frame loop_frame(TSNode loop, TSNode iterable_node, const Value& iterable, TSNode target, TSNode body);
   Periodic periodic_kind(TSNode c) const;
+  bool calls_batch_loop(TSNode stmt_node);
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
 
@@ -575,6 +576,46 @@ void Walker::if_stmt(TSNode n) {
   }
 }
 
+// The name a for loop iterates, through enumerate(...), tqdm(...), zip(...), iter(...).
+TSNode iterated_name(TSNode right) {
+  TSNode base = strip_parens(right);
+  while (kind(base) == K::Call) {
+    TSNode args = field(base, "arguments");
+    if (null(args) || named_count(args) == 0) break;
+    base = strip_parens(named(args, 0));
+  }
+  return base;
+}
+
+// Does the statement call a project function that holds a batch loop (train_one_epoch(...))?
+bool Walker::calls_batch_loop(TSNode stmt_node) {
+  TSNode e = stmt_node;
+  if (kind(e) == K::ExpressionStatement && named_count(e) > 0) e = named(e, 0);
+  if (kind(e) == K::Assignment || kind(e) == K::AugmentedAssignment) e = field(e, "right");
+  e = strip_parens(e);
+  if (kind(e) != K::Call) return false;
+  TSNode fn = strip_parens(field(e, "function"));
+  int callee = -1;
+  if (kind(fn) == K::Identifier) {
+    Value v = lookup(std::string(text(fn)));
+    if (v.kind == VK::FuncRef) callee = v.id;
+  } else if (kind(fn) == K::Attribute) {
+    TSNode obj = strip_parens(field(fn, "object"));
+    if (kind(obj) == K::Identifier) {
+      Value v = lookup(std::string(text(obj)));
+      if ((v.kind == VK::Instance || v.kind == VK::Module) && v.id >= 0)
+        callee = p_.find_method(v.id, text(field(fn, "attribute")));
+      else if (v.kind == VK::ModuleRef) {
+        Value f = module_attr(v, text(field(fn, "attribute")));
+        if (f.kind == VK::FuncRef) callee = f.id;
+      }
+    }
+  }
+  if (callee < 0) return false;
+  const FuncSummary& s = walked_.count(callee) ? p_.next.funcs[callee] : prev_sum(callee);
+  return s.batch_loop;
+}
+
 Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSNode target, TSNode body) {
   Frame f;
   f.kind = Frame::Kind::Loop;
@@ -602,13 +643,7 @@ Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSN
       const K k = kind(c);
       if (k == K::ForStatement) {
         TSNode right = field(c, "right");
-        // Unwrap enumerate(...), tqdm(...), zip(...), iter(...) to the iterated name.
-        TSNode base = strip_parens(right);
-        while (kind(base) == K::Call) {
-          TSNode args = field(base, "arguments");
-          if (null(args) || named_count(args) == 0) break;
-          base = strip_parens(named(args, 0));
-        }
+        TSNode base = iterated_name(right);
         const std::string_view bt = text(base);
         const bool params_loop = contains_ci(text(right), "parameters()");
         bool data = batch_source_name(last_part(bt));
@@ -619,6 +654,8 @@ Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSN
         if (data || (epoch_loop && !params_loop)) f.epoch = true;
       } else if (k == K::WhileStatement) {
         if (epoch_loop) f.epoch = true;
+      } else if (k == K::ExpressionStatement && calls_batch_loop(c)) {
+        f.epoch = true;
       } else if (k == K::Block || k == K::IfStatement || k == K::ElifClause || k == K::ElseClause ||
                  k == K::WithStatement || k == K::TryStatement || k == K::ExceptClause ||
                  k == K::FinallyClause) {
@@ -635,6 +672,7 @@ void Walker::for_stmt(TSNode n) {
   TSNode left = field(n, "left");
   TSNode body = field(n, "body");
   Value elem = it.element();
+  if (it.kind == VK::Loader || batch_source_name(last_part(text(iterated_name(right))))) sum().batch_loop = true;
   frames_.push_back(loop_frame(n, right, it, left, body));
   if (!null(left)) assign(left, elem);
   if (!null(body)) block(body);
