@@ -140,6 +140,7 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
         fi.defaults.push_back(def);
       }
       const int id = static_cast<int>(li.funcs.size());
+      if (fi.parent >= 0) li.funcs[fi.parent].has_nested = true;
       if (fi.cls >= 0) li.classes[fi.cls].methods.emplace(fi.name, id);
       else if (fi.parent < 0) fm.top_funcs.emplace(fi.name, id);
       prefixes.push_back(fi.qualname + ".");

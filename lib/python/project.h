@@ -33,6 +33,7 @@ struct FuncInfo {
   int parent = -1;            // enclosing function (nested def), -1 at top level
   bool module_body = false;
   bool bound_first = false;   // a method whose first parameter is self/cls when called on an instance
+  bool has_nested = false;    // defines functions inside (they see its final environment)
   std::vector<std::string> params;
   std::vector<TSNode> defaults;  // per parameter, null when none
 };

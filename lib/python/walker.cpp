@@ -259,7 +259,7 @@ void Walker::walk_function(int fn) {
   }
   if (fi.module_body) {
     block(fi.node);
-    p_.next.globals[file_] = env_;
+    p_.next.globals[file_] = std::move(env_);
     walked_.insert(fn);
     return;
   }
@@ -268,7 +268,7 @@ void Walker::walk_function(int fn) {
   if (!null(body)) block(body);
   walked_.insert(fn);
   // Only functions with nested definitions need their final environment.
-  final_env_[fn] = env_;
+  if (fi.has_nested) final_env_[fn] = std::move(env_);
 }
 
 void Walker::bind_params(const FuncInfo& fi) {
