@@ -24,7 +24,7 @@ struct Accumulator::State {
     std::map<std::string, std::uint64_t> apis;
     std::map<std::string, std::uint64_t> rules;
     std::uint64_t calls = 0;
-    double host_blocked_ns = 0, gpu_idle_ns = 0, saving_ns = 0;
+    double host_blocked_ns = 0, gpu_idle_ns = 0, saving_ns = 0, read_saving_ns = 0;
   };
   std::map<Key, std::int32_t> site_ids;
   std::vector<Agg> sites;
@@ -36,7 +36,8 @@ struct Accumulator::State {
 
   RecordedCarry carry;
   Scenario baseline;
-  std::map<std::int32_t, Scenario> diverged;  // sites whose replay is still ahead of the baseline
+  // Replays still ahead of the baseline, by 2 * site + (1 for Removal::Read, 0 for Removal::Wait).
+  std::map<std::int32_t, Scenario> diverged;
 
   std::uint64_t run_start_ns = std::numeric_limits<std::uint64_t>::max(), run_end_ns = 0;
   std::uint64_t events_start_ns = std::numeric_limits<std::uint64_t>::max(), events_end_ns = 0;
@@ -45,7 +46,7 @@ struct Accumulator::State {
 
   std::int32_t site_id(const Site& s) {
     auto [it, fresh] = site_ids.emplace(Key{s.path, s.line, s.function}, static_cast<std::int32_t>(sites.size()));
-    if (fresh) sites.push_back(Agg{s, {}, {}, 0, 0, 0, 0});
+    if (fresh) sites.push_back(Agg{s, {}, {}, 0, 0, 0, 0, 0});
     return it->second;
   }
 
@@ -102,21 +103,28 @@ struct Accumulator::State {
     std::vector<std::int32_t> ids;
     for (const auto& [id, d] : seg.sites())
       if (d.calls > 0 && id >= 0) ids.push_back(id);
-    for (const auto& [id, s] : diverged) ids.push_back(id);
+    for (const auto& [key, s] : diverged) ids.push_back(key / 2);
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    for (std::int32_t id : ids) {
-      auto it = diverged.find(id);
-      Scenario s = it != diverged.end() ? it->second : before;
-      seg.replay(s, id);
-      if (s.drained() && baseline.drained()) {
-        // From here on the scenario is the baseline shifted earlier: bank the difference.
-        sites[static_cast<std::size_t>(id)].saving_ns += baseline.end() - s.end();
-        if (it != diverged.end()) diverged.erase(it);
-      } else {
-        diverged[id] = std::move(s);
+    for (std::int32_t id : ids)
+      for (const auto how : {Segment::Removal::Wait, Segment::Removal::Read}) {
+        const std::int32_t key = 2 * id + (how == Segment::Removal::Read ? 1 : 0);
+        auto it = diverged.find(key);
+        Scenario s = it != diverged.end() ? it->second : before;
+        seg.replay(s, id, how);
+        if (s.drained() && baseline.drained()) {
+          // From here on the scenario is the baseline shifted earlier: bank the difference.
+          saving_of(key) += baseline.end() - s.end();
+          if (it != diverged.end()) diverged.erase(it);
+        } else {
+          diverged[key] = std::move(s);
+        }
       }
-    }
+  }
+
+  double& saving_of(std::int32_t key) {
+    Agg& agg = sites[static_cast<std::size_t>(key / 2)];
+    return key % 2 ? agg.read_saving_ns : agg.saving_ns;
   }
 
   void analyse_ready(bool everything) {
@@ -182,7 +190,7 @@ void Accumulator::consume(EventStream&& chunk) {
 ProbeReport Accumulator::finish(RunInfo run) const {
   State st = *state_;
   st.analyse_ready(true);
-  for (auto& [id, s] : st.diverged) st.sites[static_cast<std::size_t>(id)].saving_ns += st.baseline.end() - s.end();
+  for (auto& [key, s] : st.diverged) st.saving_of(key) += st.baseline.end() - s.end();
   st.diverged.clear();
 
   ProbeReport r;
@@ -205,6 +213,7 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     s.host_blocked_ms = agg.host_blocked_ns / 1e6;
     s.gpu_idle_ms = agg.gpu_idle_ns / 1e6;
     s.predicted_saving_ms = std::max(0.0, agg.saving_ns) / 1e6;
+    s.saving_if_removed_ms = std::max(0.0, agg.read_saving_ns) / 1e6;
     s.share_of_run = run.wall_ms > 0 ? s.predicted_saving_ms / run.wall_ms : 0.0;
     r.syncs += s.calls;
     r.host_blocked_ms += s.host_blocked_ms;

@@ -35,6 +35,9 @@ struct SiteResult {
   double gpu_idle_ms = 0;
   double predicted_saving_ms = 0;
   double share_of_run = 0;     // predicted_saving_ms / wall_ms
+  // The same replay with the read removed entirely, as the recommended fixes do: the sync takes no
+  // time and the device-to-host copy that fed it (host call and GPU copy) is gone too.
+  double saving_if_removed_ms = 0;
 };
 
 struct ProbeReport {

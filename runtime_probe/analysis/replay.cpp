@@ -50,7 +50,9 @@ std::string guess_rule(const HostCall& sync, const GpuActivity* own_copy, const 
                        const GpuActivity* previous_copy) {
   switch (sync.kind) {
     case HostCallKind::DeviceSynchronize:
-    case HostCallKind::EventSynchronize: return "SYNC007";
+    case HostCallKind::EventSynchronize:
+      // An explicit synchronize; an implicit one (cudaFree, cudaMalloc under memory pressure) is unsure.
+      return contains_nocase(sync.api, "synchronize") ? "SYNC007" : "";
     case HostCallKind::BlockingCopy: return rule_for(copy_direction(&sync, own_copy));
     case HostCallKind::StreamSynchronize:
       if (previous && previous->site == sync.site &&
@@ -150,7 +152,7 @@ void Segment::prepare(RecordedCarry& carry) {
 
   // Recorded pass in host order: which streams each sync waited for, its wake-up latency, and the
   // per-site deltas (calls, blocked time, rule guess).
-  std::map<std::uint32_t, const HostCall*> previous_on_thread;
+  std::map<std::uint32_t, std::size_t> previous_on_thread;  // index of the thread's previous call
   std::map<std::uint32_t, const GpuActivity*> previous_copy_on_thread;
   for (auto& c : calls_) {
     const HostCall& h = host_[c.host];
@@ -191,11 +193,15 @@ void Segment::prepare(RecordedCarry& carry) {
         ++d.apis[h.api];
         auto prev = previous_on_thread.find(h.thread);
         auto prev_copy = previous_copy_on_thread.find(h.thread);
-        ++d.rules[guess_rule(h, own, prev != previous_on_thread.end() ? prev->second : nullptr,
-                             prev_copy != previous_copy_on_thread.end() ? prev_copy->second : nullptr)];
+        const HostCall* previous = prev != previous_on_thread.end() ? &host_[prev->second] : nullptr;
+        const GpuActivity* previous_copy = prev_copy != previous_copy_on_thread.end() ? prev_copy->second : nullptr;
+        ++d.rules[guess_rule(h, own, previous, previous_copy)];
+        if (previous && h.site >= 0 && previous->site == h.site && previous->kind == HostCallKind::AsyncCopy &&
+            copy_direction(previous, previous_copy) == Direction::DeviceToHost)
+          calls_[prev->second].feeds_read = true;
       }
     }
-    previous_on_thread[h.thread] = &h;
+    previous_on_thread[h.thread] = c.host;
     previous_copy_on_thread[h.thread] = own;
   }
 }
@@ -238,7 +244,7 @@ void IdleTracker::feed(const std::vector<HostCall>& host, const std::vector<GpuA
     if (touched[device]) waiting_at(busy.until, busy);
 }
 
-void Segment::replay(Scenario& s, std::int32_t removed_site) const {
+void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const {
   std::map<StreamKey, std::size_t> next_unlinked;
   auto run_activity = [&](std::size_t a, double earliest) {
     const Act& act = acts_[a];
@@ -270,13 +276,19 @@ void Segment::replay(Scenario& s, std::int32_t removed_site) const {
     } else {  // overlaps the latest call (another thread): keep its offset from the previous start
       start = s.prev_start_rep + (static_cast<double>(h.start_ns) - static_cast<double>(s.prev_start_rec));
     }
-    for (auto i = c.first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next) {
-      const auto a = static_cast<std::size_t>(i);
-      run_unlinked_until(acts_[a].key, gpu_[a].start_ns, false);
-      run_activity(a, start + acts_[a].latency);
+    const bool removed = removed_site >= 0 && h.site == removed_site;
+    const bool read_gone = removed && how == Removal::Read && (c.blocking || c.feeds_read);
+    if (!read_gone) {
+      for (auto i = c.first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next) {
+        const auto a = static_cast<std::size_t>(i);
+        run_unlinked_until(acts_[a].key, gpu_[a].start_ns, false);
+        run_activity(a, start + acts_[a].latency);
+      }
     }
     double end;
-    if (c.blocking && h.site == removed_site && removed_site >= 0) {
+    if (read_gone) {
+      end = start;
+    } else if (c.blocking && removed) {
       end = start + c.removed_overhead;
     } else if (c.blocking && c.waits_end > c.waits_begin) {
       double waited = 0;

@@ -99,14 +99,18 @@ class Segment {
   const std::map<std::int32_t, SiteDelta>& sites() const { return deltas_; }
   double gpu_idle_ns() const { return gpu_idle_ns_; }
 
-  // Replays this segment on `s` (continuing from its state) with the blocking calls of `removed_site`
-  // (-1: none) taking only their non-waiting overhead.
-  void replay(Scenario& s, std::int32_t removed_site) const;
+  // Replays this segment on `s` (continuing from its state). Removal::Wait: the blocking calls of
+  // `removed_site` (-1: none) take only their non-waiting overhead. Removal::Read: they take no time
+  // and the device-to-host copies that fed them (an async DtoH copy right before the sync, same site
+  // and thread) are gone too, host call and GPU copy, as in the recommended fixes.
+  enum class Removal { Wait, Read };
+  void replay(Scenario& s, std::int32_t removed_site, Removal how = Removal::Wait) const;
 
  private:
   struct Call {
     std::size_t host = 0;
     bool blocking = false;
+    bool feeds_read = false;  // a DtoH copy whose value the next call (a sync, same site) waits for
     std::int64_t first_act = -1, last_act = -1;  // linked GPU activities (a list through Act::next)
     std::uint32_t waits_begin = 0, waits_end = 0;  // streams a sync waits for: waits_[begin, end)
     double kept_overhead = 0, removed_overhead = 0, wake = 0;

@@ -70,7 +70,8 @@ std::string report_to_json(const ProbeReport& r) {
                      {"host_blocked_ms", s.host_blocked_ms},
                      {"gpu_idle_ms", s.gpu_idle_ms},
                      {"predicted_saving_ms", s.predicted_saving_ms},
-                     {"share_of_run", s.share_of_run}});
+                     {"share_of_run", s.share_of_run},
+                     {"saving_if_removed_ms", s.saving_if_removed_ms}});
   ojson runs = ojson::array();
   for (const auto& run : r.runs) runs.push_back(run_to_json(run));
   ojson doc = {{"schema", kReportSchema},
@@ -136,6 +137,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     s.gpu_idle_ms = field(j, "gpu_idle_ms", 0.0, where);
     s.predicted_saving_ms = field(j, "predicted_saving_ms", 0.0, where);
     s.share_of_run = field(j, "share_of_run", 0.0, where);
+    s.saving_if_removed_ms = field(j, "saving_if_removed_ms", 0.0, where);
     r.sites.push_back(std::move(s));
   }
   return r;
@@ -181,6 +183,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
         it->second.host_blocked_ms += s.host_blocked_ms;
         it->second.gpu_idle_ms += s.gpu_idle_ms;
         it->second.predicted_saving_ms += s.predicted_saving_ms;
+        it->second.saving_if_removed_ms += s.saving_if_removed_ms;
       }
       apis[key][s.api] += s.calls;
       rules[key][s.rule_guess] += s.calls;

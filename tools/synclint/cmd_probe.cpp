@@ -56,6 +56,8 @@ struct ProbeArgs {
   std::string merge_output;
   std::string report_input;
   std::vector<std::string> command;
+  std::vector<std::string> streams;
+  std::string analyze_output;
 };
 
 // The injection library: SYNCLINT_PROBE_LIBRARY, else next to this executable in a build tree
@@ -262,6 +264,7 @@ void add_probe_command(CLI::App& app, int& exit_code) {
   cmd->footer("Usage: synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] -- CMD ARGS...\n"
               "       synclint probe merge -o out.json a.json b.json...\n"
               "       synclint probe report report.json\n"
+              "       synclint probe analyze stream.json...\n"
               "Report schema, trace format and the cost model: docs/probe.md");
   cmd->add_option("-o,--output", args->output, "Where to write the merged report (JSON)")->capture_default_str();
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace-event file (open it in Perfetto)");
@@ -293,8 +296,27 @@ void add_probe_command(CLI::App& app, int& exit_code) {
     exit_code = kExitClean;
   });
 
-  cmd->callback([cmd, merge, report, args, &exit_code] {
-    if (merge->parsed() || report->parsed()) return;
+  auto* analyze = cmd->add_subcommand("analyze", "Analyse recorded event streams (SYNCLINT_PROBE_RECORD=1) offline");
+  analyze->prefix_command(false);
+  analyze->add_option("streams", args->streams, "stream-*.json files, one per process")->required()->check(CLI::ExistingFile);
+  analyze->add_option("-o,--output", args->analyze_output, "Also write the merged report here");
+  analyze->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
+  analyze->callback([args, &exit_code] {
+    std::vector<ProbeReport> reports;
+    for (const auto& f : args->streams) {
+      probe::RunInfo run;
+      run.status = "ok";
+      reports.push_back(probe::analyze(probe::read_stream(f), run));
+    }
+    const ProbeReport merged = probe::merge(reports);
+    if (!args->analyze_output.empty()) probe::write_report(merged, args->analyze_output);
+    print_report(merged, args->top);
+    std::cout << "replay error: " << merged.replay_error * 100 << "%\n";
+    exit_code = kExitClean;
+  });
+
+  cmd->callback([cmd, merge, report, analyze, args, &exit_code] {
+    if (merge->parsed() || report->parsed() || analyze->parsed()) return;
     std::vector<std::string> command = args->command;
     for (auto& extra : cmd->remaining()) command.push_back(std::move(extra));
     exit_code = run_probe(*args, std::move(command));

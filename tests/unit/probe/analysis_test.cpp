@@ -66,6 +66,16 @@ TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
   // 4 us, since no call of it was shorter) is saved; the GPU bubble (2013 us) is larger.
   EXPECT_NEAR(r.sites[0].gpu_idle_ms, 2.013, kEps);  // 1012 .. 3025
   EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.991, kEps);
+  // Removing the read entirely also removes the sync's overhead and the 5 us copy call before it.
+  EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 1.000, kEps);
+}
+
+TEST(ProbeAnalysis, RemovingTheReadAlsoRemovesItsCopy) {
+  const ProbeReport r = analyze(one_read(100));
+  ASSERT_EQ(r.sites.size(), 1u);
+  // K2 runs right after K1: the bubble (113 us) and the 2 us copy on the GPU are gone.
+  EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 0.115, kEps);
+  EXPECT_GE(r.sites[0].saving_if_removed_ms, r.sites[0].predicted_saving_ms);
 }
 
 TEST(ProbeAnalysis, SyncOnAnIdleGpuSavesNothingAndLeavesNoBubbleOfItsOwn) {
@@ -95,6 +105,7 @@ TEST(ProbeAnalysis, ExplicitSynchronizeIsGuessedAsSync007) {
   const ProbeReport r = analyze(b.done());
   ASSERT_EQ(r.sites.size(), 2u);
   EXPECT_EQ(find_site(r, 10)->rule_guess, "SYNC007");
+  EXPECT_NEAR(find_site(r, 10)->saving_if_removed_ms, find_site(r, 10)->predicted_saving_ms, 0.005);
   EXPECT_EQ(find_site(r, 11)->rule_guess, "SYNC007");
   EXPECT_NEAR(find_site(r, 10)->gpu_idle_ms, 0.110, kEps);  // 500 .. 610
   EXPECT_NEAR(find_site(r, 11)->gpu_idle_ms, 0.110, kEps);  // 900 .. 1010
@@ -356,6 +367,7 @@ TEST(ProbeAnalysis, RandomTimelinesKeepTheInvariants) {
     const ProbeReport r = analyze(s);
     for (const auto& site : r.sites) {
       EXPECT_GE(site.predicted_saving_ms, 0.0) << seed;
+    EXPECT_LE(site.saving_if_removed_ms, r.run.wall_ms + kEps) << seed;
       EXPECT_LE(site.predicted_saving_ms, r.run.wall_ms + kEps) << seed;
       EXPECT_GE(site.gpu_idle_ms, 0.0) << seed;
     }

@@ -127,5 +127,18 @@ TEST_F(ProbeCli, MergeAndReportSubcommands) {
   EXPECT_NE(res.out.find("report version 99 is newer"), std::string::npos) << res.out;
 }
 
+TEST_F(ProbeCli, AnalyzesARecordedStream) {
+  const fs::path stream = fs::path(SYNCLINT_SOURCE_DIR) / "runtime_probe/testdata/cnn-norms-b16.stream.json";
+  if (!fs::exists(stream)) GTEST_SKIP() << "no recording";
+  const fs::path out = dir_ / "a.json";
+  const Result res = run(synclint() + " probe analyze " + stream.string() + " -o " + out.string());
+  ASSERT_EQ(res.status, 0) << res.out;
+  EXPECT_NE(res.out.find("cnn_bench.py:81 (log_norms) cudaStreamSynchronize"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("replay error"), std::string::npos) << res.out;
+  const ProbeReport r = read_report(out);
+  ASSERT_FALSE(r.sites.empty());
+  EXPECT_EQ(r.sites[0].site.line, 81u);
+}
+
 }  // namespace
 }  // namespace synclint::probe

@@ -46,6 +46,7 @@ ProbeReport sample_report(std::int32_t rank, double saving) {
   s.gpu_idle_ms = 9.25;
   s.predicted_saving_ms = saving;
   s.share_of_run = saving / r.run.wall_ms;
+  s.saving_if_removed_ms = saving + 1;
   r.sites.push_back(s);
   r.syncs = 300;
   r.host_blocked_ms = 12.5;
@@ -119,6 +120,7 @@ TEST(ProbeReportIo, RoundTrip) {
   EXPECT_EQ(back.sites[0].calls, 300u);
   EXPECT_DOUBLE_EQ(back.sites[0].predicted_saving_ms, 7.5);
   EXPECT_DOUBLE_EQ(back.sites[0].gpu_idle_ms, 9.25);
+  EXPECT_DOUBLE_EQ(back.sites[0].saving_if_removed_ms, 8.5);
   EXPECT_EQ(back.syncs, 300u);
   EXPECT_DOUBLE_EQ(back.gpu_idle_ms, 20);
   EXPECT_EQ(back.windows, 3u);
@@ -164,6 +166,7 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   EXPECT_EQ(m.sites[0].site.line, 50u);  // largest saving first
   EXPECT_EQ(m.sites[1].calls, 600u);
   EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
+  EXPECT_DOUBLE_EQ(m.sites[1].saving_if_removed_ms, 12);
   EXPECT_DOUBLE_EQ(m.sites[1].host_blocked_ms, 25);
   EXPECT_DOUBLE_EQ(m.sites[1].share_of_run, 10.0 / 2001.0);
   EXPECT_EQ(m.syncs, 900u);

@@ -48,6 +48,9 @@ TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
       EXPECT_LE(site.predicted_saving_ms, r.run.wall_ms);
       EXPECT_LE(site.gpu_idle_ms, r.gpu_idle_ms + 1e-6);
       EXPECT_LE(site.share_of_run, 1.0);
+      EXPECT_LE(site.saving_if_removed_ms, r.run.wall_ms);
+      // Removing the whole read saves at least what removing only its wait does (up to replay noise).
+      EXPECT_GE(site.saving_if_removed_ms + 1e-3, site.predicted_saving_ms);
     }
     EXPECT_EQ(calls, blocking);
     // The replay as recorded reproduces the real run's span closely.
