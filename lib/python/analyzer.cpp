@@ -18,7 +18,7 @@ namespace {
 // Rounds of walks: at most kMaxRounds; after kFullRounds, another round runs only while the files to walk
 // again are few (a small project converges fully, a large corpus stops early).
 constexpr int kMaxRounds = 8;
-constexpr int kFullRounds = 3;
+constexpr int kFullRounds = 2;
 constexpr std::size_t kSmallRoundBytes = 2u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
