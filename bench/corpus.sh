@@ -54,6 +54,7 @@ measure() {
 # median COLUMN FILE
 median() { sort -n -k"$1","$1" "$2" | awk -v c="$1" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
 
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 files=$(find "$CORPUS" -name '*.py' -type f | wc -l)
 lines=$(find "$CORPUS" -name '*.py' -type f -print0 | xargs -0 cat | wc -l)
 for ((r = 1; r <= RUNS; r++)); do
@@ -68,7 +69,8 @@ checked=$(grep -o '"files_checked": *[0-9]*' "$out/synclint.json" | grep -o '[0-
 sl=$(median 1 "$out/synclint"); po=$(median 1 "$out/parse_only"); fl=$(median 1 "$out/flake8")
 echo
 echo "Corpus: $CORPUS ($files files, $lines lines; synclint checked $checked), $JOBS threads/processes," \
-     "medians of $RUNS runs, $(nproc) cores."
+     "medians of $RUNS runs, $(nproc) cores, load average $load_before before and $(cut -d' ' -f1 /proc/loadavg) after" \
+     "(wall times are only comparable on an otherwise idle machine; CPU times much less affected)."
 echo
 echo "| run | command | wall time (s) | CPU time, user + sys (s) | peak memory (MB) |"
 echo "|---|---|---:|---:|---:|"
