@@ -24,6 +24,14 @@ std::vector<std::string> components(const std::string& path) {
   return parts;
 }
 
+// The path with symbolic links resolved, for a file that exists here; "" otherwise.
+std::string real_path(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || !fs::exists(path, ec)) return {};
+  const fs::path real = fs::canonical(path, ec);
+  return ec ? std::string() : normalize(real.generic_string());
+}
+
 // Lines a finding covers: begin.line .. the last line its exclusive end reaches.
 std::pair<std::uint32_t, std::uint32_t> covered_lines(const SourceRange& r) {
   std::uint32_t last = r.end.line;
@@ -84,6 +92,11 @@ void join_costs(Report& report, const CostReport& costs,
     if (!ec) by_abs.emplace(normalize((here / named).generic_string()), it->second);
     for (const auto& dir : run_dirs) by_abs.emplace(normalize((fs::path(dir) / named).generic_string()), it->second);
   }
+  // Files that exist here are also known by their real path (symbolic links resolved).
+  std::vector<std::pair<std::string, std::size_t>> real;
+  for (const auto& [path, id] : by_abs)
+    if (std::string r = real_path(path); !r.empty() && r != path) real.emplace_back(r, id);
+  for (auto& [path, id] : real) by_abs.emplace(std::move(path), id);
 
   // Each runtime site -> a finding file (exact path first, then an unambiguous path suffix).
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -92,7 +105,11 @@ void join_costs(Report& report, const CostReport& costs,
   for (std::size_t i = 0; i < costs.sites.size(); ++i) {
     const std::string mapped = normalize(map_runtime_path(costs.sites[i].path, path_mappings));
     site_path[i] = mapped;
-    if (auto it = by_abs.find(mapped); it != by_abs.end()) {
+    auto it = by_abs.find(mapped);
+    if (it == by_abs.end()) {
+      if (std::string r = real_path(mapped); !r.empty()) it = by_abs.find(r);
+    }
+    if (it != by_abs.end()) {
       site_file[i] = it->second;
       continue;
     }

@@ -6,7 +6,8 @@
 //  - Runtime paths: the longest matching --path-map FROM prefix is replaced by TO (component-wise:
 //    "/a/b" maps "/a/b/c.py", not "/a/bc.py"); then normalized (lexically: ".", "..", duplicate '/').
 //  - Finding paths: absolute ones are normalized; relative ones are resolved against the current
-//    directory AND against the probed run's cwd (mapped the same way), both are tried.
+//    directory AND against the probed run's cwd (mapped the same way), both are tried. Files that
+//    exist here are also known by their real path (symbolic links resolved), on both sides.
 //  - If no site matched a file that way, a file-level fallback compares the longest common suffix of
 //    path components; it is accepted only when it is unique and covers at least the file name and its
 //    parent folder (or the whole shorter path), so `train.py` alone never matches `/x/train.py` and

@@ -1,7 +1,10 @@
 // The ranking join: probe costs onto static findings (core/ranking.h) and the core report reader.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include "core/cost_report.h"
 #include "core/ranking.h"
@@ -113,6 +116,20 @@ TEST(RankingJoin, UniqueLongPathSuffixMatchesWithoutAMapping) {
   weak.findings = {finding("/home/me/train.py", 3)};
   join_costs(weak, costs({site("/x/c/train.py", 3, 1.0)}, ""), {});
   EXPECT_FALSE(weak.findings[0].cost);
+}
+
+TEST(RankingJoin, SymbolicLinksAreResolvedForFilesThatExistHere) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("synclint-join-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "real");
+  std::ofstream(root / "real" / "train.py") << "x = 1\n";
+  fs::create_directory_symlink(root / "real", root / "link");
+  Report r;
+  r.findings = {finding((root / "link" / "train.py").string(), 1)};
+  join_costs(r, costs({site((root / "real" / "train.py").string(), 1, 1.0)}, ""), {});
+  EXPECT_TRUE(r.findings[0].cost);
+  fs::remove_all(root);
 }
 
 TEST(RankingJoin, MultiLineStatementsCoverEveryLine) {

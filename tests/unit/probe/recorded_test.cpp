@@ -55,7 +55,9 @@ TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
     EXPECT_EQ(calls, blocking);
     // The replay as recorded reproduces the real run's span closely.
     EXPECT_LT(std::abs(r.replay_error), 0.05);
-    if (blocking > 0) EXPECT_FALSE(r.sites.empty());
+    if (blocking > 0) {
+      EXPECT_FALSE(r.sites.empty());
+    }
     // Splitting into windows changes nothing that is counted.
     Accumulator acc;
     const std::size_t n = 4;
