@@ -167,6 +167,11 @@ case "$case_name" in
   deep_nesting)
     { printf 'x = '; printf '(%.0s' $(seq 1 5000); printf '1'; printf ')%.0s' $(seq 1 5000); echo; } >deep.py
     { printf 'y = '; printf '[%.0s' $(seq 1 5000); printf ']%.0s' $(seq 1 5000); echo; } >deep_list.py
+    { printf 'z = '; printf 'f(%.0s' $(seq 1 5000); printf '1'; printf ')%.0s' $(seq 1 5000); echo; } >deep_call.py
+    { printf 'w = 1'; printf ' + 1%.0s' $(seq 1 50000); echo; } >long_sum.py
+    # 5,000 nested blocks, one space of indentation each.
+    { echo 'import torch'; echo 'for i in range(3):'
+      for d in $(seq 1 5000); do printf '%*sif i:\n' "$d" ''; done; printf '%*sprint(i)\n' 5001 ''; } >deep_blocks.py
     write_train train.py
     run check --format json .; expect_no_crash; expect_out '"SYNC001"'
     ;;
