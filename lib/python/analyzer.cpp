@@ -20,6 +20,9 @@ namespace {
 constexpr int kMaxRounds = 8;
 constexpr int kFullRounds = 2;
 constexpr std::size_t kSmallRoundBytes = 2u << 20;
+// Syntax trees are kept between rounds for this much source (about 25 bytes of tree per byte); the trees of
+// the other files are freed after each walk and parsed again when a later round needs them.
+constexpr std::size_t kKeptTreeBytes = 8u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>
@@ -121,24 +124,9 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
           if (kind(parent_i) == K::Decorator && src.text(parent_i).find("staticmethod") != std::string_view::npos)
             is_static = true;
       fi.bound_first = fi.cls >= 0 && !is_static;
-      TSNode params = field(n, "parameters");
-      for (TSNode params_i : named_children(params)) {
-        TSNode p = params_i;
-        TSNode name{}, def{};
-        switch (kind(p)) {
-          case K::Identifier: name = p; break;
-          case K::TypedParameter: name = named_count(p) > 0 ? named(p, 0) : TSNode{}; break;
-          case K::DefaultParameter:
-          case K::TypedDefaultParameter:
-            name = field(p, "name");
-            def = field(p, "value");
-            break;
-          default: break;
-        }
-        if (null(name) || kind(name) != K::Identifier) continue;
-        fi.params.push_back(text(name));
-        fi.defaults.push_back(def);
-      }
+      TSNode name_node = field(n, "name");
+      fi.name_range = src.range(null(name_node) ? n : name_node);
+      read_function(fi, n, src, true);
       const int id = static_cast<int>(li.funcs.size());
       if (fi.parent >= 0) li.funcs[fi.parent].has_nested = true;
       if (fi.cls >= 0) li.classes[fi.cls].methods.emplace(fi.name, id);
@@ -369,6 +357,15 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     p.display_of[fm.path] = fm.display;
   }
 
+  // Trees kept for the rounds: the first files up to kKeptTreeBytes of source; the others are parsed
+  // again when walked.
+  std::size_t total_bytes = 0;
+  std::vector<char> keep_tree(files.size(), 0);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    keep_tree[i] = total_bytes + files[i].text.size() <= kKeptTreeBytes || files.size() == 1;
+    total_bytes += files[i].text.size();
+  }
+
   // Parse and index, one parser per thread.
   const unsigned jobs = std::max(1u, options.jobs);
   std::vector<TSParser*> parsers(std::min<std::size_t>(jobs, files.size()), nullptr);
@@ -387,6 +384,10 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
       fm.tree = ts_parser_parse_string(parsers[t], nullptr, "", 0);
     }
     index_file(fm, locals[i], static_cast<int>(i));
+    if (!keep_tree[i]) {
+      ts_tree_delete(fm.tree);
+      fm.tree = nullptr;
+    }
   });
   for (TSParser* parser : parsers)
     if (parser) ts_parser_delete(parser);
@@ -452,8 +453,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   p.heat = compute_heat(p);
   std::vector<FileOutput> outputs(files.size());
   std::vector<char> dirty(files.size(), 1);
-  std::size_t total_bytes = 0;
-  for (const SourceFile& f : files) total_bytes += f.text.size();
+
   std::vector<std::vector<int>> funcs_of(files.size()), classes_of(files.size());
   for (std::size_t f = 0; f < p.funcs.size(); ++f) funcs_of[p.funcs[f].file].push_back(static_cast<int>(f));
   for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of[p.classes[c].file].push_back(static_cast<int>(c));
@@ -472,7 +472,13 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
       const std::size_t i = todo[k];
       outputs[i] = FileOutput{};
+      FileModel& fm = p.files[i];
+      if (!fm.tree) reparse(p, static_cast<int>(i));
       walk_file(p, static_cast<int>(i), true, outputs[i]);
+      if (!keep_tree[i]) {
+        ts_tree_delete(fm.tree);
+        fm.tree = nullptr;
+      }
     });
     p.edges.clear();
     for (auto& o : outputs) p.edges.insert(p.edges.end(), o.edges.begin(), o.edges.end());
@@ -519,7 +525,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     std::sort(r.findings.begin(), r.findings.end(), finding_less);
     r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);
-    ts_tree_delete(fm.tree);
+    if (fm.tree) ts_tree_delete(fm.tree);
     fm.tree = nullptr;
   }
   return results;

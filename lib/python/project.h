@@ -26,7 +26,10 @@ enum class Heat : std::uint8_t { Cold = 0, Epoch = 1, Periodic = 2, Hot = 3 };
 
 struct FuncInfo {
   int file = -1;
-  TSNode node{};              // function_definition (the module root for a file's top level)
+  TSNode node{};              // function_definition (the module root for a file's top level); valid while
+                              // its file's tree is alive (see FileModel::tree)
+  std::uint32_t start_byte = 0, end_byte = 0;  // to find the node again in a re-parsed tree
+  SourceRange name_range;     // the name in `def name(...)`
   std::string name;           // "train_step", "<module>"
   std::string qualname;       // "Trainer.train_step"
   int cls = -1;               // class whose body defines it directly
@@ -59,7 +62,7 @@ struct FileModel {
   std::string path;
   std::string display;  // path used in messages (relative to the project's common folder)
   std::unique_ptr<SourceText> src;  // refers to the caller's text, alive during analyze_project
-  TSTree* tree = nullptr;
+  TSTree* tree = nullptr;  // null once evicted to bound memory; a later walk parses the file again
   int module_func = -1;
   std::vector<int> funcs;  // in pre-order (parents before nested functions)
   std::unordered_map<std::string, Binding> imports;
@@ -116,6 +119,13 @@ struct FuncHeat {
   int via = -1;           // call edge that made it hot
   bool callback = false;  // a per-step callback by name
 };
+
+// Fills fi.node and fi.defaults from a function_definition node (and fi.params when `names`).
+void read_function(FuncInfo& fi, TSNode def, const SourceText& src, bool names);
+
+struct Project;
+// Parses the file again after its tree was evicted and points its functions at the new tree.
+void reparse(Project& p, int file);
 
 struct Project {
   const Options* options = nullptr;

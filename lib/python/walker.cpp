@@ -1785,9 +1785,7 @@ void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& re
       const FuncInfo& fi = p_.funcs[cur];
       if (called.empty()) called = "`" + fi.name + "` is a per-step callback";
       else called += " in per-step callback `" + fi.name + "`";
-      TSNode name = field(fi.node, "name");
-      related.push_back({p_.files[fi.file].src->range(null(name) ? fi.node : name),
-                         "per-step callback `" + fi.name + "`"});
+      related.push_back({fi.name_range, "per-step callback `" + fi.name + "`"});
       return;
     }
     if (fh.via < 0 || static_cast<std::size_t>(fh.via) >= p_.edges.size()) return;
