@@ -104,3 +104,29 @@ TEST(Robustness, ParallelJobsGiveTheSameFindings) {
 
 }  // namespace
 }  // namespace synclint::python::test
+
+namespace synclint::python::test {
+namespace {
+
+TEST(Robustness, FilesBeyondTheTreeBudgetAreParsedAgainWhenWalked) {
+  // Ten files of about 1 MB: the trees of the last ones are freed after indexing and parsed again for each
+  // walk; their findings and the cross-file chain must be the same as for the first ones.
+  std::string filler;
+  for (int i = 0; i < 9000; ++i) filler += "def g" + std::to_string(i) + "(a, b=1):\n    return a * b + " + std::to_string(i) + "\n\n";
+  std::vector<SourceFile> files;
+  files.push_back({"p/train.py", "import torch\nfrom last import report\nfor step in range(10):\n"
+                                 "    report(torch.ones(1, device='cuda'), device='cuda')\n"});
+  for (int f = 1; f < 10; ++f) files.push_back({"p/pad" + std::to_string(f) + ".py", filler});
+  files.push_back({"p/last.py", filler + "def report(loss, device=None):\n    return loss.item()\n"});
+  const auto r = analyze_files(files);
+  ASSERT_EQ(r.size(), files.size());
+  ASSERT_EQ(r.back().findings.size(), 1u);
+  const Finding* f = &r.back().findings[0];
+  EXPECT_EQ(f->rule_id, "SYNC001");
+  EXPECT_EQ(f->confidence, Confidence::High);
+  EXPECT_NE(f->message.find("called from train.py:4 inside loop at train.py:3"), std::string::npos) << f->message;
+  for (std::size_t i = 0; i + 1 < r.size(); ++i) EXPECT_TRUE(r[i].findings.empty());
+}
+
+}  // namespace
+}  // namespace synclint::python::test
