@@ -10,6 +10,13 @@
 
 namespace synclint::probe::detail {
 
+// Serialises without throwing on invalid UTF-8 (paths and kernel names are bytes): bad sequences become
+// U+FFFD.
+template <typename Json>
+std::string dump_json(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+
 inline nlohmann::json parse_json_document(std::string_view text, const std::string& source) {
   try {
     return nlohmann::json::parse(text);

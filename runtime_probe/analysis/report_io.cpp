@@ -86,7 +86,7 @@ std::string report_to_json(const ProbeReport& r) {
                  {"windows", r.windows},
                  {"replay_error", r.replay_error}}},
                {"sites", std::move(sites)}};
-  return doc.dump(2) + "\n";
+  return detail::dump_json(doc, 2) + "\n";
 }
 
 ProbeReport parse_report(std::string_view text, std::string_view source) {

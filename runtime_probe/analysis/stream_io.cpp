@@ -87,13 +87,13 @@ std::string stream_to_json(const EventStream& s) {
   for (const auto& [key, value] : doc.items()) {
     out += first ? "\n" : ",\n";
     first = false;
-    out += ojson(key).dump() + ": ";
+    out += detail::dump_json(ojson(key)) + ": ";
     if (value.is_array()) {
       out += "[";
-      for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ",\n  " : "\n  ") + value[i].dump();
+      for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ",\n  " : "\n  ") + detail::dump_json(value[i]);
       out += value.empty() ? "]" : "\n]";
     } else {
-      out += value.dump();
+      out += detail::dump_json(value);
     }
   }
   out += "\n}\n";

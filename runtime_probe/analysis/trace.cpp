@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/json_util.h"
 #include "analysis/replay.h"
 #include "analysis/stream_io.h"
 
@@ -32,7 +33,7 @@ std::optional<std::uint64_t> origin_of(const json& doc) {
 TraceWriter::TraceWriter(std::ostream& out, std::int64_t pid, std::string process_name)
     : out_(out), pid_(pid), idle_(std::make_unique<detail::IdleTracker>()) {
   out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-  event(json{{"ph", "M"}, {"name", "process_name"}, {"pid", pid_}, {"tid", 0}, {"args", {{"name", process_name}}}}.dump());
+  event(detail::dump_json(json{{"ph", "M"}, {"name", "process_name"}, {"pid", pid_}, {"tid", 0}, {"args", {{"name", process_name}}}}));
 }
 
 TraceWriter::~TraceWriter() { finish(); }
@@ -51,9 +52,8 @@ void TraceWriter::event(const std::string& obj) {
 
 void TraceWriter::name_track(std::int64_t tid, const std::string& name, std::int64_t sort_index) {
   if (!named_tracks_.insert(tid).second) return;
-  event(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", pid_}, {"tid", tid}, {"args", {{"name", name}}}}.dump());
-  event(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid_}, {"tid", tid}, {"args", {{"sort_index", sort_index}}}}
-            .dump());
+  event(detail::dump_json(json{{"ph", "M"}, {"name", "thread_name"}, {"pid", pid_}, {"tid", tid}, {"args", {{"name", name}}}}));
+  event(detail::dump_json(json{{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid_}, {"tid", tid}, {"args", {{"sort_index", sort_index}}}}));
 }
 
 double TraceWriter::ts_us(std::uint64_t ns) const {
@@ -91,18 +91,16 @@ void TraceWriter::add(const EventStream& w) {
     const std::string name = blocking && h.site >= 0 ? labels_[static_cast<std::size_t>(h.site)] + " " + h.api : h.api;
     json args = {{"api", h.api}, {"kind", std::string(to_string(h.kind))}, {"correlation", h.correlation_id}};
     if (h.site >= 0) args["site"] = labels_[static_cast<std::size_t>(h.site)];
-    event(json{{"ph", "X"}, {"cat", blocking ? "sync" : "host"}, {"name", name}, {"pid", pid_}, {"tid", tid},
-               {"ts", ts_us(h.start_ns)}, {"dur", static_cast<double>(h.end_ns - h.start_ns) / 1000.0}, {"args", args}}
-              .dump());
+    event(detail::dump_json(json{{"ph", "X"}, {"cat", blocking ? "sync" : "host"}, {"name", name}, {"pid", pid_}, {"tid", tid},
+               {"ts", ts_us(h.start_ns)}, {"dur", static_cast<double>(h.end_ns - h.start_ns) / 1000.0}, {"args", args}}));
   }
   for (const auto& g : gpu) {
     const std::int64_t tid = stream_track(g.device, g.stream);
     name_track(tid, "GPU " + std::to_string(g.device) + " stream " + std::to_string(g.stream), tid);
-    event(json{{"ph", "X"}, {"cat", std::string(to_string(g.kind))}, {"name", g.name.empty() ? std::string(to_string(g.kind)) : g.name},
+    event(detail::dump_json(json{{"ph", "X"}, {"cat", std::string(to_string(g.kind))}, {"name", g.name.empty() ? std::string(to_string(g.kind)) : g.name},
                {"pid", pid_}, {"tid", tid}, {"ts", ts_us(g.start_ns)},
                {"dur", static_cast<double>(g.end_ns - g.start_ns) / 1000.0},
-               {"args", {{"correlation", g.correlation_id}, {"device", g.device}, {"stream", g.stream}}}}
-              .dump());
+               {"args", {{"correlation", g.correlation_id}, {"device", g.device}, {"stream", g.stream}}}}));
   }
   idle_->feed(host, gpu, [&](const detail::IdleGap& gap) {
     const std::int64_t tid = idle_track(gap.device);
@@ -110,15 +108,14 @@ void TraceWriter::add(const EventStream& w) {
     std::string name = "GPU idle";
     if (gap.site >= 0) name += " after " + labels_[static_cast<std::size_t>(gap.site)] + " " + gap.api;
     else if (!gap.api.empty()) name += " after " + gap.api;
-    event(json{{"ph", "X"}, {"cat", "idle"}, {"name", name}, {"pid", pid_}, {"tid", tid}, {"ts", ts_us(gap.start_ns)},
-               {"dur", static_cast<double>(gap.end_ns - gap.start_ns) / 1000.0}}
-              .dump());
+    event(detail::dump_json(json{{"ph", "X"}, {"cat", "idle"}, {"name", name}, {"pid", pid_}, {"tid", tid}, {"ts", ts_us(gap.start_ns)},
+               {"dur", static_cast<double>(gap.end_ns - gap.start_ns) / 1000.0}}));
   });
 }
 
 void TraceWriter::finish() {
   if (finished_) return;
-  out_ << "\n],\"otherData\":" << json{{"synclint_origin_ns", origin_ns_}}.dump() << "}\n";
+  out_ << "\n],\"otherData\":" << detail::dump_json(json{{"synclint_origin_ns", origin_ns_}}) << "}\n";
   out_.flush();
   finished_ = true;
 }
@@ -149,7 +146,7 @@ std::string merge_traces(const std::vector<std::string>& documents) {
     }
   }
   json out = {{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}, {"otherData", {{"synclint_origin_ns", origin}}}};
-  return out.dump() + "\n";
+  return detail::dump_json(out) + "\n";
 }
 
 }  // namespace synclint::probe

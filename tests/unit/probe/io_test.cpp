@@ -129,6 +129,22 @@ TEST(ProbeReportIo, RoundTrip) {
   EXPECT_EQ(report_to_json(parse_report(report_to_json(analysed))), report_to_json(analysed));
 }
 
+TEST(ProbeReportIo, InvalidUtf8InPathsAndNamesIsWrittenNotThrown) {
+  ProbeReport r = sample_report(0, 1);
+  r.sites[0].site.path = "/w/caf\xe9.py";  // Latin-1 bytes
+  const ProbeReport back = parse_report(report_to_json(r));
+  EXPECT_EQ(back.sites[0].site.path, "/w/caf\xef\xbf\xbd.py");  // U+FFFD
+  EventStream s = sample_stream();
+  s.gpu[0].name = "kernel\xff";
+  EXPECT_NO_THROW(parse_stream(stream_to_json(s)));
+  std::ostringstream out;
+  {
+    TraceWriter w(out, 1, "p\xfe");
+    w.add(s);
+  }
+  EXPECT_NO_THROW((void)json::parse(out.str()));
+}
+
 TEST(ProbeReportIo, NewerVersionIsRejectedWithAClearMessage) {
   json doc = json::parse(report_to_json(sample_report(0, 1)));
   doc["version"] = kReportVersion + 1;
