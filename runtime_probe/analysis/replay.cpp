@@ -116,7 +116,7 @@ void Segment::prepare(RecordedCarry& carry) {
     for (auto a = c.first_act; a >= 0; a = acts_[static_cast<std::size_t>(a)].next)
       launch_of[static_cast<std::size_t>(a)] = static_cast<std::int64_t>(c.host);
   {
-    std::map<StreamKey, std::uint64_t> prev_end;
+    std::map<StreamKey, std::uint64_t> prev_end(carry.last_end.begin(), carry.last_end.end());  // earlier segments
     for (std::size_t a = 0; a < gpu_.size(); ++a) {
       auto& act = acts_[a];
       const auto& g = gpu_[a];
