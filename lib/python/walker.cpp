@@ -904,10 +904,7 @@ std::string Walker::path_key(TSNode n) const {
 Value Walker::attribute(TSNode n) {
   const std::string key = path_key(n);
   if (!key.empty()) {
-    if (auto it = env_.find(key); it != env_.end()) {
-      (void)0;
-      return it->second;
-    }
+    if (auto it = env_.find(key); it != env_.end()) return it->second;
   }
   TSNode obj = field(n, "object");
   const std::string_view name = text(field(n, "attribute"));
@@ -1576,14 +1573,21 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
       return Value::device(rv.conf, rv.mask && one_of(m, {"clone", "detach", "T", "t", "view", "reshape",
                                                           "flatten", "squeeze", "unsqueeze", "contiguous"}));
     }
-    case VK::HostTensor:
-      if (m == "cuda") return Value::device(rv.conf == Confidence::High ? Confidence::High : Confidence::Medium);
+    case VK::HostTensor: {
+      // A host boolean mask stays a mask once copied to the GPU.
+      if (m == "cuda") return Value::device(rv.conf == Confidence::High ? Confidence::High : Confidence::Medium, rv.mask);
       if (m == "to") {
-        if (cuda_target(ci.arg(0, "device"), *this, tc)) return Value::device(std::min(tc, Confidence::High));
-        return Value::of(VK::HostTensor, rv.conf);
+        if (cuda_target(ci.arg(0, "device"), *this, tc)) return Value::device(std::min(tc, Confidence::High), rv.mask);
+        Value v = Value::of(VK::HostTensor, rv.conf);
+        const Arg* dtype = ci.arg(0, "dtype");
+        v.mask = rv.mask || (dtype && last_part(text(dtype->node)) == "bool");
+        return v;
       }
       if (m == "item" || m == "tolist" || host_method(m)) return Value::host(true);
-      return Value::of(VK::HostTensor, rv.conf);
+      Value v = Value::of(VK::HostTensor, rv.conf);
+      v.mask = mask_method(m);
+      return v;
+    }
     case VK::Module:
       if (m == "to" || m == "cuda") {
         Value v = rv;
@@ -1726,7 +1730,6 @@ void Walker::assign(TSNode target, const Value& v) {
 
 HotInfo Walker::hot_info(bool lexical_only) const {
   HotInfo h;
-  bool boundary = false;
   long reads = 1;
   bool reads_known = true;
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
@@ -1738,10 +1741,7 @@ HotInfo Walker::hot_info(bool lexical_only) const {
       }
       continue;
     }
-    if (f.kind == Frame::Kind::Boundary) {
-      boundary = true;
-      break;
-    }
+    if (f.kind == Frame::Kind::Boundary) break;  // a lambda: its own function's heat
     if (f.kind == Frame::Kind::Cold) return HotInfo{};
     if (f.multiplier) {
       h.multiplied = true;
@@ -1755,7 +1755,6 @@ HotInfo Walker::hot_info(bool lexical_only) const {
     h.heat = f.epoch ? Heat::Epoch : Heat::Hot;
     break;
   }
-  (void)boundary;
   if (!h.in_loop) {
     h.heat = lexical_only ? Heat::Cold : p_.heat[func_].heat;
   }

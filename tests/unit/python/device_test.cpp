@@ -169,3 +169,20 @@ for i in range(3):
 
 }  // namespace
 }  // namespace synclint::python::test
+
+namespace synclint::python::test {
+namespace {
+
+TEST(DeviceInference, HostMasksStayMasksOnTheGpu) {
+  const auto r = analyze(R"(import torch
+for batch in loader:
+    keep = batch["keep"].bool().to("cuda", non_blocking=True)
+    ids = batch["ids"].to("cuda", non_blocking=True)
+    ids[keep]
+    ids[ids]
+)");
+  EXPECT_THAT(sites(r, "SYNC008"), ::testing::ElementsAre("5:5"));
+}
+
+}  // namespace
+}  // namespace synclint::python::test
