@@ -77,7 +77,8 @@ bool tensor_callable_name(std::string_view n) {
   return contains_ci(n, "loss") || contains_ci(n, "criterion") || contains_ci(n, "model") || contains_ci(n, "net") ||
          contains_ci(n, "module") || contains_ci(n, "encoder") || contains_ci(n, "decoder") ||
          contains_ci(n, "head") || contains_ci(n, "layer") || contains_ci(n, "policy") || contains_ci(n, "critic") ||
-         contains_ci(n, "actor") || contains_ci(n, "backbone");
+         contains_ci(n, "actor") || contains_ci(n, "backbone") || contains_ci(n, "gather") ||
+         contains_ci(n, "reduce");
 }
 
 // Parameters of per-step callbacks that the framework hands over on the device.
@@ -1521,6 +1522,7 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
   if (last == "tqdm" || last == "trange") return a0 ? a0->value : Value{};
   if (last == "DataLoader") return Value::of(VK::Loader);
   if (q == "copy.deepcopy" || q == "copy.copy") return a0 ? a0->value : Value{};
+  if (last == "from_pretrained") return Value::of(VK::Module, Confidence::Medium);
   Confidence c;
   if (any_device(c) && !q.starts_with("wandb.") && !q.starts_with("mlflow.") && !q.starts_with("logging."))
     return Value::device(std::min(c, Confidence::Medium));
@@ -1627,6 +1629,23 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
     default: break;
   }
   // Unknown receiver.
+  if (m == "from_pretrained") return Value::of(VK::Module, Confidence::Medium);
+  if (m == "prepare" && contains_ci(text(ci.receiver), "accelerator")) {
+    // accelerate's prepare() places models (and the batches of prepared loaders) on the device.
+    std::vector<Value> prepared;
+    for (const Arg& a : ci.args) {
+      if (!a.keyword.empty()) continue;
+      Value v = a.value;
+      if (v.kind == VK::Module || v.kind == VK::Unknown) {
+        v = Value::of(VK::Module, Confidence::Medium);
+        v.cuda = true;
+        if (a.value.kind == VK::Module) v.id = a.value.id;
+      }
+      prepared.push_back(v);
+    }
+    if (prepared.size() == 1) return prepared[0];
+    return Value::container(std::move(prepared), true);
+  }
   if ((m == "to" || m == "cuda") && kind(strip_parens(ci.receiver)) == K::Call) {
     // `Net(...).to(device)`: a module built by a class this analysis cannot see.
     TSNode ctor = strip_parens(field(strip_parens(ci.receiver), "function"));
