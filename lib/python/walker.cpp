@@ -200,7 +200,7 @@ class Walker final : public Checker {
   HotInfo hot_info(bool lexical_only) const;
   Lexical lexical() const;
   Frame loop_frame(TSNode loop, TSNode iterable_node, const Value& iterable, TSNode target, TSNode body);
-  Periodic periodic_kind(TSNode c) const;
+  Periodic periodic_kind(TSNode c, int depth = 0) const;
   bool calls_batch_loop(TSNode stmt_node);
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
@@ -470,11 +470,12 @@ void Walker::generic(TSNode n) {
   }
 }
 
-Periodic Walker::periodic_kind(TSNode c) const {
+Periodic Walker::periodic_kind(TSNode c, int depth) const {
   c = strip_parens(c);
+  if (depth > 16) return Periodic::None;
   switch (kind(c)) {
     case K::NotOperator: {
-      Periodic inner = periodic_kind(field(c, "argument"));
+      Periodic inner = periodic_kind(field(c, "argument"), depth + 1);
       if (inner == Periodic::WhenTrue) return Periodic::WhenFalse;
       if (inner == Periodic::WhenFalse) return Periodic::WhenTrue;
       return Periodic::None;
@@ -482,8 +483,8 @@ Periodic Walker::periodic_kind(TSNode c) const {
     case K::BooleanOperator: {
       TSNode op = field(c, "operator");
       if (text(op) != "and") return Periodic::None;
-      if (periodic_kind(field(c, "left")) == Periodic::WhenTrue ||
-          periodic_kind(field(c, "right")) == Periodic::WhenTrue)
+      if (periodic_kind(field(c, "left"), depth + 1) == Periodic::WhenTrue ||
+          periodic_kind(field(c, "right"), depth + 1) == Periodic::WhenTrue)
         return Periodic::WhenTrue;
       return Periodic::None;
     }
@@ -893,13 +894,14 @@ Value Walker::module_attr(const Value& mod, std::string_view attr) {
 }
 
 std::string Walker::path_key(TSNode n) const {
-  n = strip_parens(n);
-  const K k = kind(n);
-  if (k == K::Identifier) return std::string(text(n));
-  if (k != K::Attribute) return {};
-  std::string base = path_key(field(n, "object"));
-  if (base.empty()) return {};
-  return base + "." + std::string(text(field(n, "attribute")));
+  // `a.b.c` of identifiers only, built iteratively (attribute chains can be arbitrarily long).
+  std::vector<std::string_view> parts;
+  for (n = strip_parens(n); kind(n) == K::Attribute && parts.size() < 16; n = strip_parens(field(n, "object")))
+    parts.push_back(text(field(n, "attribute")));
+  if (kind(n) != K::Identifier) return {};
+  std::string key(text(n));
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) (key += '.') += *it;
+  return key;
 }
 
 Value Walker::attribute(TSNode n) {

@@ -130,3 +130,19 @@ TEST(Robustness, FilesBeyondTheTreeBudgetAreParsedAgainWhenWalked) {
 
 }  // namespace
 }  // namespace synclint::python::test
+
+namespace synclint::python::test {
+namespace {
+
+TEST(Robustness, LongChainsDoNotRecurseDeeply) {
+  std::string chain = "x";
+  for (int i = 0; i < 20000; ++i) chain += ".a";
+  std::string nots;
+  for (int i = 0; i < 20000; ++i) nots += "not ";
+  const auto r = analyze("import torch\nx = torch.ones(1, device='cuda')\nfor i in range(2):\n    y = " + chain +
+                         "\n    " + chain + " = 1\n    if " + nots + "(i % 2 == 0):\n        x.item()\n");
+  EXPECT_EQ(r.findings.size(), 1u);
+}
+
+}  // namespace
+}  // namespace synclint::python::test
