@@ -98,10 +98,20 @@ const FieldTable& fields() {
 }  // namespace
 
 TSNode field(TSNode n, std::string_view name) {
-  const auto& ids = fields().ids;
-  auto it = ids.find(name);
-  if (it == ids.end() || ts_node_is_null(n)) return TSNode{};
-  return ts_node_child_by_field_id(n, it->second);
+  if (ts_node_is_null(n)) return TSNode{};
+  // Callers pass string literals: remember each literal's id by its address (per thread, no locking).
+  struct Slot {
+    const char* name = nullptr;
+    TSFieldId id = 0;
+  };
+  thread_local std::array<Slot, 64> cache{};
+  Slot& slot = cache[(reinterpret_cast<std::uintptr_t>(name.data()) >> 2) & 63];
+  if (slot.name != name.data()) {
+    const auto& ids = fields().ids;
+    auto it = ids.find(name);
+    slot = Slot{name.data(), it == ids.end() ? TSFieldId{0} : it->second};
+  }
+  return slot.id == 0 ? TSNode{} : ts_node_child_by_field_id(n, slot.id);
 }
 
 namespace {

@@ -36,7 +36,7 @@ enum class K : std::uint8_t {
 
 K kind(TSNode n);
 inline bool null(TSNode n) { return ts_node_is_null(n); }
-// Field lookup by name; the field ids are resolved once per process.
+// Field lookup by name; `name` must be a string literal (its id is cached by address).
 TSNode field(TSNode n, std::string_view name);
 inline std::uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
 inline TSNode named(TSNode n, std::uint32_t i) { return ts_node_named_child(n, i); }
