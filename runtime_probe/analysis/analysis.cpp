@@ -50,43 +50,50 @@ struct Accumulator::State {
     return it->second;
   }
 
-  // The latest time up to which the buffer can be analysed: the end of a sync after which every
-  // buffered GPU activity that started before it had finished (the GPU drained), with later GPU
-  // records already buffered and no host call still in flight across it. 0 when there is none.
-  std::uint64_t drained_cut() const {
-    if (gpu.empty()) return 0;
+  // Where the buffer can be cut into segments, ascending: the end of every sync after which each
+  // buffered GPU activity that started before it had finished (the GPU drained), with later GPU records
+  // already buffered and no host call still in flight across it. Cutting at every such point makes the
+  // segments, and so the results, independent of how the stream was split into windows.
+  std::vector<std::uint64_t> drained_cuts() const {
+    std::vector<std::uint64_t> cuts;
+    if (gpu.empty()) return cuts;
     std::vector<std::uint64_t> gpu_end_before(gpu.size() + 1, 0);  // max end of gpu[0..k)
     for (std::size_t k = 0; k < gpu.size(); ++k) gpu_end_before[k + 1] = std::max(gpu_end_before[k], gpu[k].end_ns);
     std::vector<std::uint64_t> host_end_before(host.size() + 1, 0);
     for (std::size_t k = 0; k < host.size(); ++k) host_end_before[k + 1] = std::max(host_end_before[k], host[k].end_ns);
-    for (std::size_t i = host.size(); i-- > 0;) {
-      const HostCall& h = host[i];
+    for (const HostCall& h : host) {
       if (!detail::is_blocking(h.kind)) continue;
       const std::uint64_t t = h.end_ns;
+      if (!cuts.empty() && t <= cuts.back()) continue;
       const auto k = static_cast<std::size_t>(
           std::lower_bound(gpu.begin(), gpu.end(), t, [](const GpuActivity& g, std::uint64_t v) { return g.start_ns < v; }) -
           gpu.begin());
-      if (k == gpu.size()) continue;  // no GPU record after it yet: the records may still be coming
+      if (k == gpu.size()) break;  // no GPU record after it yet: the records may still be coming
       if (gpu_end_before[k] <= h.start_ns || gpu_end_before[k] > t + detail::kSpanToleranceNs) continue;
       const auto j = static_cast<std::size_t>(
           std::lower_bound(host.begin(), host.end(), t, [](const HostCall& c, std::uint64_t v) { return c.start_ns < v; }) -
           host.begin());
       if (host_end_before[j] > t) continue;  // a call on another thread is still running
-      return t;
+      cuts.push_back(t);
     }
-    return 0;
+    return cuts;
   }
 
-  void analyse_until(std::uint64_t cut) {
-    auto host_end = std::lower_bound(host.begin(), host.end(), cut,
-                                     [](const HostCall& c, std::uint64_t v) { return c.start_ns < v; });
-    auto gpu_end = std::lower_bound(gpu.begin(), gpu.end(), cut,
-                                    [](const GpuActivity& g, std::uint64_t v) { return g.start_ns < v; });
-    if (host_end == host.begin() && gpu_end == gpu.begin()) return;
-    Segment seg(std::vector<HostCall>(std::make_move_iterator(host.begin()), std::make_move_iterator(host_end)),
-                std::vector<GpuActivity>(std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu_end)), carry);
-    host.erase(host.begin(), host_end);
-    gpu.erase(gpu.begin(), gpu_end);
+  // Analyses host[h, ...) and gpu[g, ...) up to `cut` (exclusive) as one segment; returns the new
+  // starts. The caller erases what was analysed.
+  std::pair<std::size_t, std::size_t> analyse_segment(std::size_t h, std::size_t g, std::uint64_t cut) {
+    const auto host_end = std::lower_bound(host.begin() + static_cast<std::ptrdiff_t>(h), host.end(), cut,
+                                           [](const HostCall& c, std::uint64_t v) { return c.start_ns < v; });
+    const auto gpu_end = std::lower_bound(gpu.begin() + static_cast<std::ptrdiff_t>(g), gpu.end(), cut,
+                                          [](const GpuActivity& a, std::uint64_t v) { return a.start_ns < v; });
+    const auto h1 = static_cast<std::size_t>(host_end - host.begin());
+    const auto g1 = static_cast<std::size_t>(gpu_end - gpu.begin());
+    if (h1 == h && g1 == g) return {h, g};
+    Segment seg(std::vector<HostCall>(std::make_move_iterator(host.begin() + static_cast<std::ptrdiff_t>(h)),
+                                      std::make_move_iterator(host_end)),
+                std::vector<GpuActivity>(std::make_move_iterator(gpu.begin() + static_cast<std::ptrdiff_t>(g)),
+                                         std::make_move_iterator(gpu_end)),
+                carry);
     ++segments;
     gpu_idle_ns += seg.gpu_idle_ns();
     for (const auto& [id, d] : seg.sites()) {
@@ -120,6 +127,7 @@ struct Accumulator::State {
           diverged[key] = std::move(s);
         }
       }
+    return {h1, g1};
   }
 
   double& saving_of(std::int32_t key) {
@@ -128,12 +136,12 @@ struct Accumulator::State {
   }
 
   void analyse_ready(bool everything) {
-    if (everything) {
-      analyse_until(std::numeric_limits<std::uint64_t>::max());
-      return;
-    }
-    if (const std::uint64_t cut = drained_cut(); cut != 0) analyse_until(cut + 1);
-    if (host.size() + gpu.size() > kMaxPendingEvents) analyse_until(std::numeric_limits<std::uint64_t>::max());
+    std::vector<std::uint64_t> cuts = drained_cuts();
+    if (everything || host.size() + gpu.size() > kMaxPendingEvents) cuts.push_back(std::numeric_limits<std::uint64_t>::max());
+    std::pair<std::size_t, std::size_t> done{0, 0};
+    for (const std::uint64_t cut : cuts) done = analyse_segment(done.first, done.second, cut);
+    host.erase(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(done.first));
+    gpu.erase(gpu.begin(), gpu.begin() + static_cast<std::ptrdiff_t>(done.second));
   }
 };
 

@@ -56,9 +56,9 @@ struct ProbeReport {
 };
 
 // Consumes the stream window by window; keeps per-site aggregates only, so memory stays bounded.
-// Windows may be cut anywhere: events are buffered up to the last point where the GPU had drained
-// (the end of a sync that waited for it) and analysed in segments from there, carrying the small
-// replay state across segments, so splitting a stream into windows does not change the results.
+// Windows may be cut anywhere: events are buffered and analysed in segments that end wherever the GPU
+// had drained (the end of a sync that waited for it), carrying the small replay state across segments,
+// so splitting a stream into windows does not change the results.
 class Accumulator {
  public:
   Accumulator();

@@ -249,7 +249,7 @@ TEST(ProbeAnalysis, SplittingTheStreamIntoWindowsDoesNotChangeTheResults) {
       EXPECT_EQ(got.sites[i].calls, expected.sites[i].calls) << windows;
       EXPECT_NEAR(got.sites[i].host_blocked_ms, expected.sites[i].host_blocked_ms, kEps) << windows;
       EXPECT_NEAR(got.sites[i].gpu_idle_ms, expected.sites[i].gpu_idle_ms, kEps) << windows;
-      EXPECT_NEAR(got.sites[i].predicted_saving_ms, expected.sites[i].predicted_saving_ms, 1e-3) << windows;
+      EXPECT_NEAR(got.sites[i].predicted_saving_ms, expected.sites[i].predicted_saving_ms, 1e-9) << windows;
     }
   }
 }

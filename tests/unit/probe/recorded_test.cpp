@@ -73,6 +73,13 @@ TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
     const ProbeReport split = acc.finish({});
     EXPECT_EQ(split.syncs, r.syncs);
     EXPECT_NEAR(split.host_blocked_ms, r.host_blocked_ms, 1e-6);
+    EXPECT_NEAR(split.gpu_idle_ms, r.gpu_idle_ms, 1e-6);
+    ASSERT_EQ(split.sites.size(), r.sites.size());
+    for (std::size_t i = 0; i < r.sites.size(); ++i) {
+      EXPECT_EQ(split.sites[i].calls, r.sites[i].calls);
+      EXPECT_NEAR(split.sites[i].predicted_saving_ms, r.sites[i].predicted_saving_ms, 1e-6);
+      EXPECT_NEAR(split.sites[i].saving_if_removed_ms, r.sites[i].saving_if_removed_ms, 1e-6);
+    }
   }
 }
 
