@@ -1184,13 +1184,20 @@ Value Walker::lambda(TSNode n) {
   b.kind = Frame::Kind::Boundary;
   b.node = n;
   frames_.push_back(b);
-  const Env saved = env_;
-  TSNode params = field(n, "parameters");
-  if (!null(params))
-    for (TSNode params_i : named_children(params))
-      if (kind(params_i) == K::Identifier) env_[std::string(text(params_i))] = Value{};
+  // Parameters shadow outer names inside the body only.
+  std::vector<std::pair<std::string, std::optional<Value>>> saved;
+  for (TSNode p : named_children(field(n, "parameters"))) {
+    if (kind(p) != K::Identifier) continue;
+    std::string name(text(p));
+    auto it = env_.find(name);
+    saved.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
+    env_[name] = Value{};
+  }
   (void)expr(field(n, "body"));
-  env_ = saved;
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    if (it->second) env_[it->first] = *it->second;
+    else env_.erase(it->first);
+  }
   frames_.pop_back();
   return {};
 }
