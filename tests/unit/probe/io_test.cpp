@@ -142,7 +142,7 @@ TEST(ProbeReportIo, InvalidUtf8InPathsAndNamesIsWrittenNotThrown) {
     TraceWriter w(out, 1, "p\xfe");
     w.add(s);
   }
-  EXPECT_NO_THROW((void)json::parse(out.str()));
+  EXPECT_TRUE(json::accept(out.str()));
 }
 
 TEST(ProbeReportIo, NewerVersionIsRejectedWithAClearMessage) {
