@@ -126,6 +126,28 @@ struct HotInfo {
   long reads = 1;  // -1 unknown
 };
 
+// Names bound only inside a comprehension or a lambda: their outer values come back afterwards.
+class Shadow {
+ public:
+  explicit Shadow(Env& env) : env_(env) {}
+  Shadow(const Shadow&) = delete;
+  Shadow& operator=(const Shadow&) = delete;
+  void hide(const std::string& name) {
+    auto it = env_.find(name);
+    saved_.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
+  }
+  ~Shadow() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) env_[it->first] = *it->second;
+      else env_.erase(it->first);
+    }
+  }
+
+ private:
+  Env& env_;
+  std::vector<std::pair<std::string, std::optional<Value>>> saved_;
+};
+
 struct TimerState {
   bool work = false;                  // GPU work queued since this reading, not waited for
   std::vector<int> unsynced_before;   // earlier timers with unsynced work when this one was read
@@ -425,14 +447,13 @@ void Walker::stmt(TSNode n) {
         else if (k == K::ExceptClause || k == K::FinallyClause || k == K::ElseClause) stmt(c);
       }
       break;
-    case K::FunctionDefinition:
-    case K::ClassDefinition:
-      if (kind(n) == K::ClassDefinition) {
-        // Class bodies run once at import: walk their statements (methods are walked on their own).
-        TSNode body = field(n, "body");
-        if (!null(body)) block(body);
-      }
+    case K::FunctionDefinition: break;  // walked on its own
+    case K::ClassDefinition: {
+      // Class bodies run once at import: walk their statements (methods are walked on their own).
+      TSNode body = field(n, "body");
+      if (!null(body)) block(body);
       break;
+    }
     case K::DecoratedDefinition: {
       TSNode def = field(n, "definition");
       if (!null(def)) stmt(def);
@@ -1134,16 +1155,14 @@ Value Walker::dictionary(TSNode n) {
 
 Value Walker::comprehension(TSNode n) {
   TSNode body = field(n, "body");
-  std::vector<std::pair<std::string, std::optional<Value>>> saved;
+  Shadow shadow(env_);
   auto save_targets = [&](TSNode target) {
     std::vector<TSNode> todo{target};
     while (!todo.empty()) {
       TSNode t = todo.back();
       todo.pop_back();
       if (kind(t) == K::Identifier) {
-        std::string name(text(t));
-        auto it = env_.find(name);
-        saved.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
+        shadow.hide(std::string(text(t)));
       } else {
         for (TSNode t_i : named_children(t)) todo.push_back(t_i);
       }
@@ -1172,10 +1191,6 @@ Value Walker::comprehension(TSNode n) {
     v = expr(body);
   }
   frames_.resize(frames_at_start);
-  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-    if (it->second) env_[it->first] = *it->second;
-    else env_.erase(it->first);
-  }
   return Value::container({v}, false);
 }
 
@@ -1184,19 +1199,15 @@ Value Walker::lambda(TSNode n) {
   b.kind = Frame::Kind::Boundary;
   b.node = n;
   frames_.push_back(b);
-  // Parameters shadow outer names inside the body only.
-  std::vector<std::pair<std::string, std::optional<Value>>> saved;
-  for (TSNode p : named_children(field(n, "parameters"))) {
-    if (kind(p) != K::Identifier) continue;
-    std::string name(text(p));
-    auto it = env_.find(name);
-    saved.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
-    env_[name] = Value{};
-  }
-  (void)expr(field(n, "body"));
-  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-    if (it->second) env_[it->first] = *it->second;
-    else env_.erase(it->first);
+  {
+    Shadow shadow(env_);  // parameters shadow outer names inside the body only
+    for (TSNode p : named_children(field(n, "parameters"))) {
+      if (kind(p) != K::Identifier) continue;
+      const std::string name(text(p));
+      shadow.hide(name);
+      env_[name] = Value{};
+    }
+    (void)expr(field(n, "body"));
   }
   frames_.pop_back();
   return {};
