@@ -168,7 +168,13 @@ class Walker final : public Checker {
   std::string_view text(TSNode n) const override { return src_.text(n); }
   std::string where(TSNode n) const override { return f_.display + ":" + std::to_string(src_.line(n)); }
   void report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what, std::string_view fix,
-              bool syncs) override;
+              bool syncs, std::vector<TextEdit> edits) override;
+  SourceRange before_end(TSNode n) const override {
+    TSPoint end = ts_node_end_point(n);
+    if (end.column > 0) --end.column;
+    const Position p = src_.position(end);
+    return SourceRange{src_.path(), p, p};
+  }
 
  private:
   // ---- functions
@@ -1883,7 +1889,7 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
 }
 
 void Walker::report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what,
-                    std::string_view fix, bool syncs) {
+                    std::string_view fix, bool syncs, std::vector<TextEdit> edits) {
   if (syncs) synced();
   if (!emit_) return;
   if (!reported_.emplace(at.id, rule.id).second) return;
@@ -1905,6 +1911,7 @@ void Walker::report(const Rule& rule, TSNode at, Confidence confidence, std::str
   f.message = "`" + subject + "` " + std::string(what) + ", " + phrase(h, f.related);
   if (confidence == Confidence::Low) f.message += " (if the value is on the GPU: its device is unknown here)";
   f.fix = std::string(fix);
+  f.edits = std::move(edits);
   out_.findings.push_back(std::move(f));
 }
 

@@ -75,7 +75,9 @@ class Checker {
   // what the code does ("copies a GPU value to the host ..."); the walker adds the subject and why it is
   // hot. Cold sites are dropped unless --all.
   virtual void report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what,
-                      std::string_view fix, bool syncs = true) = 0;
+                      std::string_view fix, bool syncs = true, std::vector<TextEdit> edits = {}) = 0;
+  // An empty range just before the last byte of `n` (where an argument goes before `)`).
+  virtual SourceRange before_end(TSNode n) const = 0;
 };
 
 using CallCheck = void (*)(const Rule&, const CallInfo&, Checker&);

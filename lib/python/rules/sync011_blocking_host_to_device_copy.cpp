@@ -18,11 +18,17 @@ void sync011_blocking_host_to_device_copy(const Rule& rule, const CallInfo& call
     } else if (call.method != "cuda") {
       return check_declared_api(rule, call, checker);
     }
-    if (const Arg* nb = call.keyword("non_blocking"); nb && kind(strip_parens(nb->node)) != K::False) return;
+    const Arg* nb = call.keyword("non_blocking");
+    if (nb && kind(strip_parens(nb->node)) != K::False) return;
+    // Machine-applicable part of the fix: ask for the asynchronous copy (pinning is the loader's job).
+    std::vector<TextEdit> edits;
+    TSNode args = field(call.node, "arguments");
+    if (!nb && kind(args) == K::ArgumentList)
+      edits.push_back({checker.before_end(args), call.args.empty() ? "non_blocking=True" : ", non_blocking=True"});
     checker.report(rule, call.node, std::min(conf, call.recv.conf),
                    "copies host data to the GPU without non_blocking=True: a blocking copy that synchronizes the "
                    "stream",
-                   kFix);
+                   kFix, true, std::move(edits));
     return;
   }
   if (!cuda_target(call.keyword("device"), checker, conf)) return;

@@ -105,3 +105,20 @@ TEST(Rules, FindingsCarryRuleNamesFixesAndSeverity) {
 
 }  // namespace
 }  // namespace synclint::python::test
+
+namespace synclint::python::test {
+namespace {
+
+TEST(Rules, Sync011OffersTheNonBlockingEdit) {
+  const auto r = in_loop("    h = torch.zeros(3)\n    h.to(d)\n    h.cuda()\n");
+  ASSERT_EQ(r.findings.size(), 2u);
+  ASSERT_EQ(r.findings[0].edits.size(), 1u);
+  EXPECT_EQ(r.findings[0].edits[0].replacement, ", non_blocking=True");
+  EXPECT_EQ(r.findings[0].edits[0].range.begin, (Position{11, 11}));
+  ASSERT_EQ(r.findings[1].edits.size(), 1u);
+  EXPECT_EQ(r.findings[1].edits[0].replacement, "non_blocking=True");
+  EXPECT_EQ(r.findings[1].edits[0].range.begin, (Position{12, 12}));
+}
+
+}  // namespace
+}  // namespace synclint::python::test
