@@ -169,13 +169,20 @@ void Segment::prepare(RecordedCarry& carry) {
       std::uint64_t waited_until = 0;
       c.waits_begin = static_cast<std::uint32_t>(waits_.size());
       for (const auto& [key, end] : carry.last_end) {
-        const bool waited = end > h.start_ns && end <= h.end_ns + kSpanToleranceNs;
+        // Work that ended after the call returned was not waited for (an implicit synchronization
+        // such as cudaFree, or another device): the call can wait only for what was done by then.
+        if (end > h.end_ns + kSpanToleranceNs) continue;
+        const bool waited = end > h.start_ns;
         if (h.kind == HostCallKind::DeviceSynchronize || waited) {
           waits_.push_back(key);
           if (waited) waited_until = std::max(waited_until, end);
         }
       }
-      if (waits_.size() == c.waits_begin && carry.last_launch_stream) waits_.push_back(*carry.last_launch_stream);
+      // Nothing waited for in the recording: the call still waits for the stream used last, in
+      // replays where that stream is behind, unless that stream was still busy when the call returned.
+      if (waits_.size() == c.waits_begin && carry.last_launch_stream &&
+          carry.last_end[*carry.last_launch_stream] <= h.end_ns + kSpanToleranceNs)
+        waits_.push_back(*carry.last_launch_stream);
       c.waits_end = static_cast<std::uint32_t>(waits_.size());
       const double duration = static_cast<double>(h.end_ns - h.start_ns);
       c.removed_overhead = std::min(carry.api_min_ns[h.api], kDefaultSyncOverheadNs);
@@ -190,6 +197,8 @@ void Segment::prepare(RecordedCarry& carry) {
         auto& d = deltas_[h.site >= 0 ? h.site : -1];
         ++d.calls;
         d.blocked_ns += duration;
+        d.wait_bound_ns += std::max(0.0, duration - c.removed_overhead);
+        d.read_bound_ns += duration;
         ++d.apis[h.api];
         auto prev = previous_on_thread.find(h.thread);
         auto prev_copy = previous_copy_on_thread.find(h.thread);
@@ -197,8 +206,12 @@ void Segment::prepare(RecordedCarry& carry) {
         const GpuActivity* previous_copy = prev_copy != previous_copy_on_thread.end() ? prev_copy->second : nullptr;
         ++d.rules[guess_rule(h, own, previous, previous_copy)];
         if (previous && h.site >= 0 && previous->site == h.site && previous->kind == HostCallKind::AsyncCopy &&
-            copy_direction(previous, previous_copy) == Direction::DeviceToHost)
+            copy_direction(previous, previous_copy) == Direction::DeviceToHost) {
           calls_[prev->second].feeds_read = true;
+          d.read_bound_ns += static_cast<double>(previous->end_ns - previous->start_ns);
+          for (auto i = calls_[prev->second].first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next)
+            d.read_bound_ns += acts_[static_cast<std::size_t>(i)].duration;
+        }
       }
     }
     previous_on_thread[h.thread] = c.host;

@@ -86,6 +86,9 @@ struct SiteDelta {
   std::uint64_t calls = 0;
   double blocked_ns = 0;
   double idle_ns = 0;
+  // Upper bounds of the savings: removing waits cannot save more than the waits (duration minus the
+  // overhead kept); removing reads not more than the removed calls and GPU copies.
+  double wait_bound_ns = 0, read_bound_ns = 0;
   std::map<std::string, std::uint64_t> apis;
   std::map<std::string, std::uint64_t> rules;  // rule guess per call
 };

@@ -216,7 +216,6 @@ void print_report(const ProbeReport& report, std::size_t top) {
 }
 
 int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
-  if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty())
     throw std::runtime_error("probe: no command to run; usage: synclint probe [-o report.json] [--trace trace.json] -- CMD ARGS...");
   const fs::path library = find_probe_library();
@@ -317,8 +316,13 @@ void add_probe_command(CLI::App& app, int& exit_code) {
 
   cmd->callback([cmd, merge, report, analyze, args, &exit_code] {
     if (merge->parsed() || report->parsed() || analyze->parsed()) return;
+    // CLI11 keeps the `--` that ended synclint's options among the remaining arguments (first, as it
+    // was seen first); the command itself went to the `command` positional or, from its first
+    // option on, to the remaining arguments.
+    std::vector<std::string> rest = cmd->remaining();
+    if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
     std::vector<std::string> command = args->command;
-    for (auto& extra : cmd->remaining()) command.push_back(std::move(extra));
+    for (auto& extra : rest) command.push_back(std::move(extra));
     exit_code = run_probe(*args, std::move(command));
   });
 }

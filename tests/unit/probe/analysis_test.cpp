@@ -111,6 +111,26 @@ TEST(ProbeAnalysis, ExplicitSynchronizeIsGuessedAsSync007) {
   EXPECT_NEAR(find_site(r, 11)->gpu_idle_ms, 0.110, kEps);  // 900 .. 1010
 }
 
+TEST(ProbeAnalysis, ImplicitSyncThatReturnsBeforeTheGpuIsDoneDoesNotWaitInTheReplay) {
+  // cudaFree is recorded as a device synchronization but returned while K1 still ran: the baseline
+  // replay must not make it wait for K1, and removing it cannot save more than it lasted.
+  StreamBuilder b;
+  const auto free_site = b.site("/w/train.py", 12);
+  const auto read = b.site("/w/train.py", 13);
+  b.kernel(0, 5, 10, 2010);
+  b.sync(100, 110, free_site, HostCallKind::DeviceSynchronize, "cudaFree");
+  b.copy_d2h(120, 5, 2010, 2012, read);
+  b.sync(130, 2015, read);
+  b.kernel(2050, 5, 2060, 2160);
+  const ProbeReport r = analyze(b.done());
+  EXPECT_NEAR(r.replay_error, 0.0, 1e-9);
+  const SiteResult* f = find_site(r, 12);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->rule_guess, "");  // an implicit synchronization, not the user's synchronize
+  EXPECT_LE(f->predicted_saving_ms, f->host_blocked_ms);
+  EXPECT_NEAR(f->predicted_saving_ms, 0.0, kEps);  // the host was ahead: nothing to gain
+}
+
 TEST(ProbeAnalysis, BlockingHostToDeviceCopyIsGuessedAsSync011) {
   StreamBuilder b;
   const auto site = b.site("/w/train.py", 5);
@@ -367,6 +387,7 @@ TEST(ProbeAnalysis, RandomTimelinesKeepTheInvariants) {
     const ProbeReport r = analyze(s);
     for (const auto& site : r.sites) {
       EXPECT_GE(site.predicted_saving_ms, 0.0) << seed;
+      EXPECT_LE(site.predicted_saving_ms, site.host_blocked_ms + kEps) << seed;
     EXPECT_LE(site.saving_if_removed_ms, r.run.wall_ms + kEps) << seed;
       EXPECT_LE(site.predicted_saving_ms, r.run.wall_ms + kEps) << seed;
       EXPECT_GE(site.gpu_idle_ms, 0.0) << seed;

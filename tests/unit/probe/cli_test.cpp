@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "analysis/report_io.h"
@@ -91,6 +92,15 @@ TEST_F(ProbeCli, RunsTheCommandMergesItsReportsAndKeepsItsExitStatus) {
   ASSERT_EQ(merged.sites.size(), 1u);
   EXPECT_EQ(merged.sites[0].calls, 600u);
   EXPECT_DOUBLE_EQ(merged.sites[0].predicted_saving_ms, 10);
+}
+
+TEST_F(ProbeCli, PassesTheCommandAndItsOptionsUnchanged) {
+  const fs::path args = dir_ / "args.txt";
+  run(synclint() + " probe -o " + (dir_ / "r.json").string() + " -- sh -c 'printf \"%s|\" \"$@\" > " +
+      args.string() + "' x a --mode b -- c -o d");
+  std::ifstream in(args);
+  const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, "a|--mode|b|--|c|-o|d|");
 }
 
 TEST_F(ProbeCli, SaysWhyThereIsNoReport) {
