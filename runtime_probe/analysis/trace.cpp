@@ -46,6 +46,7 @@ std::int64_t TraceWriter::idle_track(std::uint32_t device) { return 900'000 + st
 
 void TraceWriter::event(const std::string& obj) {
   if (finished_) return;
+  ++events_;
   out_ << (first_ ? "\n" : ",\n") << obj;
   first_ = false;
 }
@@ -61,7 +62,11 @@ double TraceWriter::ts_us(std::uint64_t ns) const {
 }
 
 void TraceWriter::add(const EventStream& w) {
-  if (finished_) return;
+  if (finished_ || truncated_) return;
+  if (limit_ != 0 && events_ >= limit_) {
+    truncated_ = true;
+    return;
+  }
   if (!origin_set_) {
     std::uint64_t origin = w.run_start_ns != 0 ? w.run_start_ns : std::numeric_limits<std::uint64_t>::max();
     for (const auto& h : w.host) origin = std::min(origin, h.start_ns);
@@ -115,7 +120,9 @@ void TraceWriter::add(const EventStream& w) {
 
 void TraceWriter::finish() {
   if (finished_) return;
-  out_ << "\n],\"otherData\":" << detail::dump_json(json{{"synclint_origin_ns", origin_ns_}}) << "}\n";
+  json other = {{"synclint_origin_ns", origin_ns_}};
+  if (truncated_) other["synclint_truncated_after_events"] = events_;
+  out_ << "\n],\"otherData\":" << detail::dump_json(other) << "}\n";
   out_.flush();
   finished_ = true;
 }

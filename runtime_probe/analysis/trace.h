@@ -29,6 +29,10 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   void add(const EventStream& window);
+  // At most this many trace events are written (0: no limit); later windows are dropped and the
+  // document says so (otherData.synclint_truncated_after_events). Default kDefaultEventLimit.
+  void set_event_limit(std::size_t events) { limit_ = events; }
+  static constexpr std::size_t kDefaultEventLimit = 500'000;  // about 100 MB
   void finish();  // closes the JSON document; idempotent, also called by the destructor
 
   // Track ids used for GPU streams and the idle track (host threads use their thread number).
@@ -43,7 +47,8 @@ class TraceWriter {
   std::ostream& out_;
   std::int64_t pid_;
   std::uint64_t origin_ns_ = 0;
-  bool origin_set_ = false, first_ = true, finished_ = false;
+  bool origin_set_ = false, first_ = true, finished_ = false, truncated_ = false;
+  std::size_t events_ = 0, limit_ = kDefaultEventLimit;
   std::set<std::int64_t> named_tracks_;
   std::vector<std::string> labels_;                    // per global site id: "train.py:42"
   std::map<std::string, std::int32_t> label_ids_;

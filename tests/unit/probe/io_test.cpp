@@ -248,6 +248,18 @@ TEST(ProbeTrace, WritesValidTraceEventJsonWithNamedTracksAndBubbles) {
     }
 }
 
+TEST(ProbeTrace, StopsAtTheEventLimitAndSaysSo) {
+  std::ostringstream out;
+  {
+    TraceWriter w(out, 1, "p");
+    w.set_event_limit(5);
+    for (int i = 0; i < 10; ++i) w.add(sample_stream());
+  }
+  const json doc = json::parse(out.str());
+  EXPECT_LT(doc["traceEvents"].size(), 30u);  // one window (about 15 events), not ten
+  EXPECT_TRUE(doc["otherData"].contains("synclint_truncated_after_events"));
+}
+
 TEST(ProbeTrace, MergeAlignsProcessesOnTheirOrigin) {
   std::ostringstream a, b;
   {
