@@ -47,7 +47,7 @@ struct Accumulator::State {
 
   std::int32_t site_id(const Site& s) {
     auto [it, fresh] = site_ids.emplace(Key{s.path, s.line, s.function}, static_cast<std::int32_t>(sites.size()));
-    if (fresh) sites.push_back(Agg{s, {}, {}, 0, 0, 0, 0, 0, 0, 0});
+    if (fresh) sites.emplace_back().site = s;
     return it->second;
   }
 
