@@ -267,16 +267,6 @@ bool same_env(const Map& a, const Map& b) {
   return true;
 }
 
-bool same_summary(const FuncSummary& x, const FuncSummary& y) {
-  if (x.returns != y.returns || x.gpu_work != y.gpu_work || x.syncs != y.syncs || x.batch_loop != y.batch_loop ||
-      !x.ret.same(y.ret) ||
-      x.param_known != y.param_known || x.params.size() != y.params.size())
-    return false;
-  for (std::size_t j = 0; j < x.params.size(); ++j)
-    if (!x.params[j].same(y.params[j])) return false;
-  return true;
-}
-
 void size_summaries(Summaries& s, const Project& p) {
   s.funcs.assign(p.funcs.size(), FuncSummary{});
   s.class_attrs.assign(p.classes.size(), {});
@@ -486,13 +476,21 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     std::vector<FuncHeat> heat = compute_heat(p);
 
     // What changed, and which files read it.
-    std::vector<char> func_changed(p.funcs.size(), 0), class_changed(p.classes.size(), 0),
-        globals_changed(files.size(), 0);
+    // A changed result or effect matters to the callers; changed parameter facts, or a changed heat of a
+    // function that has sites to report, matter to the function's own file.
+    std::vector<char> result_changed(p.funcs.size(), 0), own_changed(p.funcs.size(), 0),
+        class_changed(p.classes.size(), 0), globals_changed(files.size(), 0);
     bool any = false;
     for (std::size_t f = 0; f < p.funcs.size(); ++f) {
-      func_changed[f] = !same_summary(p.prev.funcs[f], p.next.funcs[f]) || heat[f].heat != p.heat[f].heat ||
-                        heat[f].callback != p.heat[f].callback;
-      any = any || func_changed[f];
+      const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
+      result_changed[f] = a.returns != b.returns || !a.ret.same(b.ret) || a.gpu_work != b.gpu_work ||
+                          a.syncs != b.syncs || a.batch_loop != b.batch_loop;
+      const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
+      bool params_changed = a.param_known != b.param_known || a.params.size() != b.params.size();
+      for (std::size_t j = 0; !params_changed && j < a.params.size(); ++j)
+        params_changed = !a.params[j].same(b.params[j]);
+      own_changed[f] = params_changed || (heat_changed && b.reports);
+      any = any || result_changed[f] || own_changed[f] || heat_changed;
     }
     for (std::size_t c = 0; c < p.classes.size(); ++c) {
       class_changed[c] = !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
@@ -508,8 +506,8 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     std::size_t dirty_bytes = 0;
     for (std::size_t i = 0; i < files.size(); ++i) {
       bool d = false;
-      for (int f : funcs_of[i]) d = d || func_changed[f];
-      for (const CallEdge& e : outputs[i].edges) d = d || (e.callee >= 0 && func_changed[e.callee]);
+      for (int f : funcs_of[i]) d = d || own_changed[f];
+      for (const CallEdge& e : outputs[i].edges) d = d || (e.callee >= 0 && result_changed[e.callee]);
       for (int c : outputs[i].read_classes) d = d || class_changed[c];
       for (int g : outputs[i].read_globals) d = d || globals_changed[g];
       dirty[i] = d;

@@ -104,6 +104,7 @@ struct FuncSummary {
   bool gpu_work = false;
   bool syncs = false;
   bool batch_loop = false;         // holds a loop over a data loader (a loop calling it is an epoch loop)
+  bool reports = false;            // a rule judged a site of it as syncing (its heat decides the finding)
   std::vector<Value> params;       // joined over the call sites (set between rounds)
   std::vector<bool> param_known;
 };

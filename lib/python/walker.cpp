@@ -1891,6 +1891,7 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
 void Walker::report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what,
                     std::string_view fix, bool syncs, std::vector<TextEdit> edits) {
   if (syncs) synced();
+  sum().reports = true;
   if (!emit_) return;
   if (!reported_.emplace(at.id, rule.id).second) return;
   HotInfo h = hot_info(false);
