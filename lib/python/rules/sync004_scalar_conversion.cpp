@@ -5,7 +5,10 @@ namespace synclint::python {
 // float(t), int(t), bool(t), complex(t), round(t), math.isnan(t), ... of a GPU tensor: `.item()` in disguise.
 void sync004_scalar_conversion(const Rule& rule, const CallInfo& call, Checker& checker) {
   if (call.api_kind == "methods") return check_declared_api(rule, call, checker);
+  // Builtins convert their first argument; math functions every argument (math.isclose(a, b)).
   const Arg* a = call.positional(0);
+  if (call.api_kind == "functions")
+    for (std::size_t i = 0; (!a || !a->value.on_device()) && call.positional(i); ++i) a = call.positional(i);
   if (!a || !a->value.on_device()) return;
   checker.report(rule, call.node, a->value.conf,
                  "converts a GPU tensor to a Python number, which copies it to the host and waits for all "

@@ -27,8 +27,9 @@ TEST(Rules, Sync003OneFindingPerChain) {
 }
 
 TEST(Rules, Sync004Conversions) {
-  const auto r = in_loop("    float(x.sum())\n    int(x.shape[0])\n    math.isnan(x.sum())\n");
-  EXPECT_THAT(sites(r, "SYNC004"), ElementsAre("10:5", "12:5"));
+  const auto r = in_loop("    float(x.sum())\n    int(x.shape[0])\n    math.isnan(x.sum())\n"
+                         "    round(1.5, x.shape[0])\n    math.isnan(0.5)\n    math.isclose(0.5, x.sum())\n");
+  EXPECT_THAT(sites(r, "SYNC004"), ElementsAre("10:5", "12:5", "15:5"));
 }
 
 TEST(Rules, Sync005Formatting) {

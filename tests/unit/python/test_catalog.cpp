@@ -17,7 +17,7 @@ const Catalog& catalog() {
       {"SYNC003.toml", rule("SYNC003", "device-to-host-copy",
                             "methods = [\"cpu\", \"numpy\", \"to\"]\nfunctions = [\"numpy.array\", \"numpy.asarray\"]")},
       {"SYNC004.toml", rule("SYNC004", "scalar-conversion",
-                            "builtins = [\"float\", \"int\", \"bool\"]\nfunctions = [\"math.isnan\"]")},
+                            "builtins = [\"float\", \"int\", \"bool\", \"round\"]\nfunctions = [\"math.isnan\", \"math.isclose\"]")},
       {"SYNC005.toml", rule("SYNC005", "tensor-formatting",
                             "builtins = [\"print\", \"str\"]\nfunctions = [\"logging.info\"]\nmethods = [\"format\", \"info\"]")},
       {"SYNC006.toml", rule("SYNC006", "branch-on-device-value", "")},
