@@ -26,6 +26,3 @@ function(synclint_header_dep package version target subdir)
   message(STATUS "synclint: ${package} from headers in ${_dir}/${subdir}")
 endfunction()
 
-synclint_header_dep(tomlplusplus "" tomlplusplus::tomlplusplus toml++ TOML_HEADER_ONLY=1)
-synclint_header_dep(nlohmann_json 3.10 nlohmann_json::nlohmann_json nlohmann)
-synclint_header_dep(CLI11 "" CLI11::CLI11 CLI)
