@@ -12,6 +12,7 @@
 #   (b)     each (mode, batch) as its own process under `synclint probe -o ...`, Python and C++
 #   (c)     the probe's overhead: mode none again without the probe, one process per (language, batch),
 #           to set beside (b)'s probed mode none
+#   (d)     optional, if time is left: mode none at batch 128 probed with full tracing (SYNCLINT_PROBE_SAMPLE=1)
 # Everything (JSON, logs, environment) goes to a work folder, archived as $OUT/gpu-validation.tar.gz after
 # each step (so a run cut short still returns what it had); $OUT/summary.txt holds validate.py's tables.
 # --baseline-only does the train_cpp build and step (a) only.
@@ -100,18 +101,22 @@ fi
 archive
 
 # ---- (b) each configuration under the probe
-run_probed() {  # lang mode batch
-  local lang=$1 mode=$2 batch=$3 tag="$1-$2-$3" cmd extra=()
+# Mode none runs with REPS repetitions (it is the overhead measurement); the others with PROBED_REPS
+# (default 1: the probe's estimate is per call, and the measured savings come from step (a)).
+PROBED_REPS="${PROBED_REPS:-1}"
+run_probed() {  # lang mode batch [VAR=VALUE for the probe's environment]
+  local lang=$1 mode=$2 batch=$3 tag="$1-$2-$3" cmd reps=$PROBED_REPS env_extra=()
+  [[ -n "${4:-}" ]] && { env_extra=("$4"); tag="$tag-${5:?}"; }
   if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py); else cmd=("$train_cpp"); fi
-  [[ $tag == py-norms-16 || $tag == cpp-norms-16 ]] && extra=(--trace "$W/trace-$tag.json")
+  [[ $mode == none ]] && reps=$REPS
   local t0=$SECONDS limit
   limit=$(time_left)
   ((limit > 0)) || { log "skipped probed $tag (time budget spent)"; return; }
-  cmd+=(--mode "$mode" --batch "$batch" "${bench_args[@]}" --json "$W/$lang-probed-$mode-$batch.json")
-  # The command goes through `sh -c 'exec ...'`: synclint probe (at 6ccc2c9) moves the `--` separator to
-  # the end of the command's arguments when they contain options; a trailing `--` becomes sh's $0 here.
-  timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" "${extra[@]}" -- \
-    sh -c "exec $(printf '%q ' "${cmd[@]}")" >"$W/probe-$tag.log" 2>&1 || log "probed $tag FAILED (rc=$?)"
+  cmd+=(--mode "$mode" --batch "$batch" --steps "$STEPS" --reps "$reps" --warmup "$WARMUP"
+        --json "$W/${tag/#$lang/$lang-probed}.json")
+  # The command goes to `synclint probe` as it is, options and all, after `--`.
+  env "${env_extra[@]}" timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" -- "${cmd[@]}" \
+    >"$W/probe-$tag.log" 2>&1 || log "probed $tag FAILED (rc=$?)"
   echo "$((SECONDS - t0)) s wall" >"$W/time-probed-$tag.txt"
 }
 run_solo() {  # lang mode batch: one configuration as its own process, no probe
@@ -123,21 +128,35 @@ run_solo() {  # lang mode batch: one configuration as its own process, no probe
     --json "$W/$lang-solo-$mode-$batch.json" >/dev/null 2>"$W/$lang-solo-$mode-$batch.log" ||
     log "unprobed $lang $mode $batch FAILED"
 }
+langs=(py)
+[[ -x "$train_cpp" ]] && langs+=(cpp)
 if [[ -n "$synclint" ]]; then
-  for lang in py cpp; do
-    [[ $lang == cpp && ! -x "$train_cpp" ]] && continue
+  # (b) Python, then C++, every (mode, batch): the required runs come first.
+  for lang in "${langs[@]}"; do
     for batch in "${BATCHES[@]}"; do
       for mode in "${MODES[@]}"; do
         log "(b) probed $lang $mode $batch"
         run_probed "$lang" "$mode" "$batch"
+        archive
       done
-      archive
     done
-    # ---- (c) overhead: mode none, unprobed, one process each (beside (b)'s probed mode none)
+  done
+  # The ranked tables as `synclint probe` printed them (verbatim, from (b)'s logs).
+  for tag in py-norms-16 cpp-norms-16 py-loss-128 cpp-loss-128; do
+    [[ -f "$W/probe-$tag.log" ]] && cp "$W/probe-$tag.log" "$W/table-$tag.txt"
+  done
+  # ---- (c) overhead: mode none, unprobed, one process each (beside (b)'s probed mode none)
+  for lang in "${langs[@]}"; do
     for batch in "${BATCHES[@]}"; do
       log "(c) unprobed $lang none $batch"
       run_solo "$lang" none "$batch"
+      archive
     done
+  done
+  # ---- (d) optional: mode none traced in full (SYNCLINT_PROBE_SAMPLE=1), the overhead without sampling
+  for lang in "${langs[@]}"; do
+    log "(d) probed $lang none 128, full tracing"
+    run_probed "$lang" none 128 SYNCLINT_PROBE_SAMPLE=1 full
     archive
   done
   # the probed reports' libraries and binaries, for the record

@@ -162,6 +162,8 @@ std::size_t Accumulator::pending_events() const { return state_->host.size() + s
 
 void Accumulator::consume(const EventStream& chunk) { consume(EventStream(chunk)); }
 
+void Accumulator::exclude(std::uint64_t from_ns, std::uint64_t to_ns) { state_->carry.idle.exclude(from_ns, to_ns); }
+
 void Accumulator::consume(EventStream&& chunk) {
   State& st = *state_;
   ++st.windows;
@@ -225,8 +227,9 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     s.gpu_idle_ms = agg.gpu_idle_ns / 1e6;
     // The replay is monotone in theory; the bounds keep a modelling slip (multi-thread overlap,
     // unlinked activities) from ever claiming more than the removed time.
-    s.predicted_saving_ms = std::clamp(agg.saving_ns, 0.0, agg.wait_bound_ns) / 1e6;
-    s.saving_if_removed_ms = std::clamp(agg.read_saving_ns, 0.0, agg.read_bound_ns) / 1e6;
+    s.wait_saving_ms = std::clamp(agg.saving_ns, 0.0, agg.wait_bound_ns) / 1e6;
+    s.predicted_saving_ms = std::clamp(agg.read_saving_ns, 0.0, agg.read_bound_ns) / 1e6;
+    s.saving_if_removed_ms = s.predicted_saving_ms;
     s.share_of_run = run.wall_ms > 0 ? s.predicted_saving_ms / run.wall_ms : 0.0;
     r.syncs += s.calls;
     r.host_blocked_ms += s.host_blocked_ms;
@@ -244,6 +247,57 @@ ProbeReport Accumulator::finish(RunInfo run) const {
   r.run = run;
   r.runs = {std::move(run)};
   return r;
+}
+
+void UntracedCalls::add(const EventStream& chunk) {
+  for (const auto& h : chunk.host) {
+    if (!detail::is_blocking(h.kind)) continue;
+    const double d = static_cast<double>(h.end_ns - h.start_ns);
+    if (h.site < 0 || static_cast<std::size_t>(h.site) >= chunk.sites.size()) {
+      ++unknown_calls;
+      unknown_blocked_ns += d;
+      continue;
+    }
+    const Site& site = chunk.sites[static_cast<std::size_t>(h.site)];
+    const auto key = std::tuple(site.path, site.line, site.function);
+    auto [it, fresh] = sites.emplace(key, std::pair(site, std::uint64_t{0}));
+    ++it->second.second;
+    ++apis[key][h.api];
+    blocked_ns[key] += d;
+  }
+}
+
+void add_untraced(ProbeReport& r, const UntracedCalls& u, double traced_ns, double total_ns) {
+  r.sampled_fraction = total_ns > 0 ? std::clamp(traced_ns / total_ns, 0.0, 1.0) : 1.0;
+  for (const auto& [key, entry] : u.sites) {
+    const auto& [site, calls] = entry;
+    const double blocked_ms = u.blocked_ns.at(key) / 1e6;
+    auto it = std::find_if(r.sites.begin(), r.sites.end(), [&](const SiteResult& s) {
+      return std::tie(s.site.path, s.site.line, s.site.function) == key;
+    });
+    if (it == r.sites.end()) {
+      SiteResult s;
+      s.site = site;
+      const auto& apis = u.apis.at(key);
+      s.api = std::max_element(apis.begin(), apis.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+      r.sites.push_back(std::move(s));
+      it = std::prev(r.sites.end());
+    }
+    const double scale = it->calls > 0 ? static_cast<double>(it->calls + calls) / static_cast<double>(it->calls) : 0.0;
+    it->gpu_idle_ms *= scale;
+    it->predicted_saving_ms *= scale;
+    it->saving_if_removed_ms *= scale;
+    it->wait_saving_ms *= scale;
+    it->calls += calls;
+    it->host_blocked_ms += blocked_ms;
+    r.syncs += calls;
+    r.host_blocked_ms += blocked_ms;
+  }
+  r.syncs += u.unknown_calls;
+  r.host_blocked_ms += u.unknown_blocked_ns / 1e6;
+  if (traced_ns > 0 && total_ns > traced_ns) r.gpu_idle_ms *= total_ns / traced_ns;
+  for (auto& s : r.sites) s.share_of_run = r.run.wall_ms > 0 ? s.predicted_saving_ms / r.run.wall_ms : 0.0;
+  sort_sites(r.sites);
 }
 
 void sort_sites(std::vector<SiteResult>& sites) {

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "events.h"
@@ -33,11 +35,13 @@ struct SiteResult {
   std::uint64_t calls = 0;
   double host_blocked_ms = 0;
   double gpu_idle_ms = 0;
+  // The ranked estimate: the replay with the site's reads removed entirely, as the recommended fixes do
+  // (the sync takes no time and the device-to-host copy that fed it, host call and GPU copy, is gone).
   double predicted_saving_ms = 0;
   double share_of_run = 0;     // predicted_saving_ms / wall_ms
-  // The same replay with the read removed entirely, as the recommended fixes do: the sync takes no
-  // time and the device-to-host copy that fed it (host call and GPU copy) is gone too.
-  double saving_if_removed_ms = 0;
+  double saving_if_removed_ms = 0;  // the same number as predicted_saving_ms (kept for older readers)
+  // The replay with only the site's waits removed (its calls keep their non-waiting API overhead).
+  double wait_saving_ms = 0;
 };
 
 struct ProbeReport {
@@ -49,6 +53,9 @@ struct ProbeReport {
   double gpu_idle_ms = 0;
   std::uint64_t dropped_activity_records = 0;
   std::uint64_t windows = 0;      // how many windows were analysed
+  // Fraction of the run's time traced in full (launches and GPU activity records); per-site GPU idle
+  // and savings measured there are scaled per call to all the site's calls. 1 when fully traced.
+  double sampled_fraction = 1;
   // Fidelity of the what-if replay: (replayed span as recorded - recorded span) / recorded span.
   // Near 0 when the model reproduces the run; savings are differences of two replays either way.
   double replay_error = 0;
@@ -73,6 +80,8 @@ class Accumulator {
   void consume(const EventStream& chunk);
   void consume(EventStream&& chunk);  // the same, moving the records instead of copying them
   ProbeReport finish(RunInfo run) const;
+  // Sampled tracing: [from_ns, to_ns) was not traced; GPU idle gaps that overlap it are not counted.
+  void exclude(std::uint64_t from_ns, std::uint64_t to_ns);
 
   // Events buffered and not yet analysed (bounded: a segment is forced at kMaxPendingEvents).
   std::size_t pending_events() const;
@@ -82,6 +91,23 @@ class Accumulator {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// Sampled tracing: outside the traced windows only the blocking calls are recorded (no launches, no GPU
+// records), so they count calls and host-blocked time but cannot be replayed.
+struct UntracedCalls {
+  std::map<std::tuple<std::string, std::uint32_t, std::string>, std::pair<Site, std::uint64_t>> sites;  // key -> site, calls
+  std::map<std::tuple<std::string, std::uint32_t, std::string>, std::map<std::string, std::uint64_t>> apis;
+  std::map<std::tuple<std::string, std::uint32_t, std::string>, double> blocked_ns;
+  std::uint64_t unknown_calls = 0;  // blocking calls whose site is unknown
+  double unknown_blocked_ns = 0;
+  // Adds the blocking calls of an untraced chunk.
+  void add(const EventStream& chunk);
+};
+// Folds the untraced calls into the report of the traced windows: calls and host-blocked time are summed;
+// a site's GPU idle and savings, measured on its traced calls, are scaled per call to all its calls
+// (value * all calls / traced calls); a site never seen in a traced window keeps zero estimates.
+// totals.gpu_idle_ms is scaled by time (total_ns / traced_ns); sampled_fraction = traced_ns / total_ns.
+void add_untraced(ProbeReport& report, const UntracedCalls& untraced, double traced_ns, double total_ns);
 
 // The report order: predicted saving, then host blocked time (largest first), then site.
 void sort_sites(std::vector<SiteResult>& sites);

@@ -228,6 +228,7 @@ void IdleTracker::feed(const std::vector<HostCall>& host, const std::vector<GpuA
   auto waiting_at = [&](std::uint64_t t, Busy& busy) {
     busy.site = -1;
     busy.api.clear();
+    busy.wait_ns = 0;
     auto it = std::upper_bound(blocking.begin(), blocking.end(), t,
                                [&](std::uint64_t v, std::size_t i) { return v < host[i].start_ns; });
     for (int back = 0; back < 16 && it != blocking.begin(); ++back) {
@@ -236,6 +237,7 @@ void IdleTracker::feed(const std::vector<HostCall>& host, const std::vector<GpuA
       if (h.end_ns + kSpanToleranceNs >= t) {
         busy.site = h.site;
         busy.api = h.api;
+        busy.wait_ns = t > h.start_ns ? t - h.start_ns : 0;
         return;
       }
     }
@@ -244,9 +246,15 @@ void IdleTracker::feed(const std::vector<HostCall>& host, const std::vector<GpuA
   for (const auto& g : gpu) {
     auto [it, fresh] = busy_.emplace(g.device, Busy{});
     Busy& busy = it->second;
-    if (!fresh && g.start_ns > busy.until) {
+    const bool untraced_between = std::any_of(excluded_.begin(), excluded_.end(), [&](const auto& x) {
+      return !fresh && x.first < g.start_ns && x.second > busy.until;
+    });
+    if (!fresh && g.start_ns > busy.until && !untraced_between) {
       if (touched[g.device]) waiting_at(busy.until, busy);
-      on_gap(IdleGap{g.device, busy.until, g.start_ns, busy.site, busy.api});
+      const std::uint64_t split =
+          busy.site >= 0 || !busy.api.empty() ? std::min(g.start_ns, busy.until + busy.wait_ns) : busy.until;
+      if (split > busy.until) on_gap(IdleGap{g.device, busy.until, split, busy.site, busy.api});
+      if (g.start_ns > split) on_gap(IdleGap{g.device, split, g.start_ns, -1, {}});
     }
     if (fresh || g.end_ns > busy.until) {
       busy.until = std::max(busy.until, g.end_ns);

@@ -39,20 +39,28 @@ struct IdleGap {
   std::string api;
 };
 
-// Finds idle gaps window by window (the last busy period of each device carries over).
+// Finds idle gaps window by window (the last busy period of each device carries over). A gap is
+// attributed to the blocking call that was waiting when the device drained, for at most as long as that
+// call had waited: without the wait the host would have reached its next launch that much earlier, so no
+// more of the gap can be the wait's doing; the rest (host work after the sync, start-up) is reported as
+// an unattributed gap right after it.
 class IdleTracker {
  public:
   // host and gpu sorted by start_ns.
   void feed(const std::vector<HostCall>& host, const std::vector<GpuActivity>& gpu,
             const std::function<void(const IdleGap&)>& on_gap);
+  // [from, to) was not traced (sampling): a gap that overlaps it is not an idle gap anyone saw.
+  void exclude(std::uint64_t from, std::uint64_t to) { excluded_.emplace_back(from, to); }
 
  private:
   struct Busy {
     std::uint64_t until = 0;
     std::int32_t site = -1;
     std::string api;
+    std::uint64_t wait_ns = 0;  // how long the waiting call had been blocked when the device drained
   };
   std::map<std::uint32_t, Busy> busy_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> excluded_;
 };
 
 // Facts learned from the recording that later segments need (all small).

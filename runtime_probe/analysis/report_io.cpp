@@ -71,7 +71,8 @@ std::string report_to_json(const ProbeReport& r) {
                      {"gpu_idle_ms", s.gpu_idle_ms},
                      {"predicted_saving_ms", s.predicted_saving_ms},
                      {"share_of_run", s.share_of_run},
-                     {"saving_if_removed_ms", s.saving_if_removed_ms}});
+                     {"saving_if_removed_ms", s.saving_if_removed_ms},
+                     {"wait_saving_ms", s.wait_saving_ms}});
   ojson runs = ojson::array();
   for (const auto& run : r.runs) runs.push_back(run_to_json(run));
   ojson doc = {{"schema", kReportSchema},
@@ -84,7 +85,8 @@ std::string report_to_json(const ProbeReport& r) {
                  {"gpu_idle_ms", r.gpu_idle_ms},
                  {"dropped_activity_records", r.dropped_activity_records},
                  {"windows", r.windows},
-                 {"replay_error", r.replay_error}}},
+                 {"replay_error", r.replay_error},
+                 {"sampled_fraction", r.sampled_fraction}}},
                {"sites", std::move(sites)}};
   return detail::dump_json(doc, 2) + "\n";
 }
@@ -117,6 +119,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     r.dropped_activity_records = field<std::uint64_t>(*it, "dropped_activity_records", 0, where);
     r.windows = field<std::uint64_t>(*it, "windows", 0, where);
     r.replay_error = field(*it, "replay_error", 0.0, where);
+    r.sampled_fraction = field(*it, "sampled_fraction", 1.0, where);
   }
   auto sites = doc.find("sites");
   if (sites == doc.end() || !sites->is_array()) throw ProbeError(src + ": \"sites\" must be an array");
@@ -138,6 +141,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     s.predicted_saving_ms = field(j, "predicted_saving_ms", 0.0, where);
     s.share_of_run = field(j, "share_of_run", 0.0, where);
     s.saving_if_removed_ms = field(j, "saving_if_removed_ms", 0.0, where);
+    s.wait_saving_ms = field(j, "wait_saving_ms", 0.0, where);
     r.sites.push_back(std::move(s));
   }
   return r;
@@ -159,6 +163,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
   std::map<Key, SiteResult> sites;
   std::map<Key, std::map<std::string, std::uint64_t>> apis, rules;
   double total_wall = 0;
+  double sampled_time = 0, sampled_wall = 0;  // the merged sampled fraction: weighted by process wall time
   std::size_t ok = 0;
   std::string first_problem;
   for (const auto& r : reports) {
@@ -174,6 +179,8 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
     out.gpu_idle_ms += r.gpu_idle_ms;
     out.dropped_activity_records += r.dropped_activity_records;
     out.windows += r.windows;
+    sampled_time += r.sampled_fraction * std::max(r.run.wall_ms, 0.0);
+    sampled_wall += std::max(r.run.wall_ms, 0.0);
     if (std::abs(r.replay_error) > std::abs(out.replay_error)) out.replay_error = r.replay_error;
     for (const auto& s : r.sites) {
       const Key key{s.site.path, s.site.line, s.site.function};
@@ -184,6 +191,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
         it->second.gpu_idle_ms += s.gpu_idle_ms;
         it->second.predicted_saving_ms += s.predicted_saving_ms;
         it->second.saving_if_removed_ms += s.saving_if_removed_ms;
+        it->second.wait_saving_ms += s.wait_saving_ms;
       }
       apis[key][s.api] += s.calls;
       rules[key][s.rule_guess] += s.calls;
@@ -217,6 +225,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
     out.sites.push_back(std::move(s));
   }
   sort_sites(out.sites);
+  out.sampled_fraction = sampled_wall > 0 ? sampled_time / sampled_wall : 1.0;
   return out;
 }
 

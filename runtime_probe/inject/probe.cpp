@@ -8,7 +8,13 @@
 //   SYNCLINT_PROBE_TRACE=1   also write trace-<pid>.json, a Chrome trace-event file
 //   SYNCLINT_PROBE_SKIP      path substrings of frames that are not the user's code (see site_filter.h)
 //   SYNCLINT_PROBE_WINDOW_MS / SYNCLINT_PROBE_WINDOW_CALLS   window bounds (2000 ms, 200000 calls)
-//   SYNCLINT_PROBE_DRIVER=0  ignore direct driver API launches and syncs (Triton, custom CUDA code)
+//   SYNCLINT_PROBE_SAMPLE    fraction of sampling windows traced in full (default 0.25; 1: everything).
+//                            Blocking calls are recorded all the time; launch callbacks and the Activity
+//                            API's GPU records only in traced windows (the first always is).
+//   SYNCLINT_PROBE_SAMPLE_MS sampling window length (250 ms)
+//   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
+//                            then not seen); =all also driver syncs and copies (custom code that syncs
+//                            through the driver API). Default: driver launches and memsets only.
 //   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit
 #include <cupti.h>
 #include <cuda.h>
@@ -64,6 +70,7 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
 
 struct Entry {
   bool on = false;
+  bool windowed = false;  // enabled only in traced windows (launches, memsets, other non-blocking calls)
   ApiClass cls;
   std::uint32_t api = 0;
 };
@@ -79,6 +86,10 @@ struct Probe {
   RunInfo run;
   std::string status = "ok";
   bool debug = false;
+  double sample = 1;         // SYNCLINT_PROBE_SAMPLE
+  bool traced = true;        // the current sampling window is traced
+  std::uint64_t sample_window = 0;
+  bool activity_ok = false;
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
   PointerAttr pointer_attribute = nullptr;
@@ -104,6 +115,10 @@ Probe* g = nullptr;
 std::atomic<bool> g_recording{false};
 std::atomic<bool> g_forked{false};
 
+// Bumped whenever the sampling switches callbacks on or off: a runtime call in flight then may miss its
+// EXIT (or its ENTER), so a thread's nesting depth from before the switch is not trusted.
+std::atomic<std::uint32_t> g_epoch{0};
+thread_local std::uint32_t t_epoch = 0;
 thread_local int t_runtime_depth = 0;
 thread_local std::uint64_t t_runtime_correlation = 0;
 // c10's memcpy_and_sync (.item(), .cpu(), .to(device), ...) is a copy followed at once by a stream sync.
@@ -195,6 +210,11 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   const Entry& e = table[cbid];
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
 
+  const std::uint32_t epoch = g_epoch.load(std::memory_order_relaxed);
+  if (t_epoch != epoch) {
+    t_epoch = epoch;
+    t_runtime_depth = 0;
+  }
   if (cb->callbackSite == CUPTI_API_ENTER) {
     if (runtime) {
       ++t_runtime_depth;
@@ -233,6 +253,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (!g_recording.load(std::memory_order_relaxed)) return;
   RawCall call;
   call.start = *cb->correlationData;
+  if (call.start == 0 || call.start > end) return;  // its ENTER was not seen (callbacks just switched on)
   call.end = end;
   call.correlation = cb->correlationId;
   call.api = e.api;
@@ -336,15 +357,19 @@ void fill_gpu_name(const EventStream& w) {
 
 // Flushes the activity buffers and hands everything up to a safe cut (all of it when final) to the
 // accumulator. Called by the window thread and, at the end, by the exit path.
-void cut_window(bool final) {
+void cut_window(bool final, bool traced = true) {
   Probe& p = *g;
   std::lock_guard lock(p.window_mu);
-  p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  p.cupti.activity_flush_all(final || p.sample < 1 ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
   EventStream w = p.rec->take_window(cut, final);
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
   w.sites = p.rec->sites().snapshot();
   fill_gpu_name(w);
+  if (!traced) {
+    p.rec->consume_untraced(std::move(w));
+    return;
+  }
   if (p.trace) p.trace->add(w);
   p.rec->consume(std::move(w));
 }
@@ -404,15 +429,19 @@ void write_outputs() {
 void finish_once() {
   if (g == nullptr || g_forked.load() || g->finished.exchange(true)) return;
   if (g->rec != nullptr && g_recording.load()) {
-    cut_window(true);
+    cut_window(true, g->traced);
     g_recording.store(false);
   }
   write_outputs();
 }
 
+void set_traced(bool on);
+bool window_traced(std::uint64_t k, double sample);
+
 void watcher_main() {
   Probe& p = *g;
   int timeout_ms = static_cast<int>(p.rec->options().window_ns / 1'000'000);
+  if (p.sample < 1) timeout_ms = static_cast<int>(env_number("SYNCLINT_PROBE_SAMPLE_MS", 250));
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
     int r = poll(&pfd, 1, timeout_ms);
@@ -427,7 +456,16 @@ void watcher_main() {
       kill(getpid(), sig);
       return;
     }
-    if (!p.finished.load()) cut_window(false);
+    if (p.finished.load()) continue;
+    if (p.sample >= 1) {
+      cut_window(false);
+      continue;
+    }
+    // Sampling: switch the tracing for the next window first, then hand over this one (so what is taken
+    // was recorded under this window's setting, up to the safe cut's margin).
+    const bool was = p.traced;
+    set_traced(window_traced(++p.sample_window, p.sample));
+    cut_window(false, was);
   }
 }
 
@@ -484,18 +522,55 @@ void unavailable(const std::string& why) {
   write_outputs();
 }
 
-void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<Entry>& table) {
+// Enables the callbacks the analysis needs. Driver calls made by a runtime call are not recorded (the
+// runtime call is), so in the driver domain only what the runtime domain cannot see is enabled: direct
+// launches (Triton, custom code) and memsets (their GPU records carry the driver call's correlation id);
+// driver syncs and copies only with SYNCLINT_PROBE_DRIVER=all. Non-blocking calls are `windowed`: on only
+// in traced windows when sampling.
+void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<Entry>& table, bool all_driver) {
   Probe& p = *g;
   table.assign(size, Entry{});
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
   for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
     if (p.cupti.get_callback_name(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
     std::string n = normalize_api_name(name);
-    auto cls = classify_api(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::Runtime : ApiDomain::Driver, n);
+    auto cls = classify_api(runtime ? ApiDomain::Runtime : ApiDomain::Driver, n);
     if (!cls) continue;
-    if (p.cupti.enable_callback(1, p.subscriber, domain, cbid) != CUPTI_SUCCESS) continue;
-    table[cbid] = {true, *cls, p.rec->add_api(n)};
+    const bool sync_path = cls->blocking || cls->kind == HostCallKind::AsyncCopy || cls->check_pageable;
+    if (!runtime && !all_driver && sync_path) continue;
+    const bool windowed = !sync_path;
+    const bool on_now = !windowed || p.traced;
+    if (on_now && p.cupti.enable_callback(1, p.subscriber, domain, cbid) != CUPTI_SUCCESS) continue;
+    table[cbid] = {true, windowed, *cls, p.rec->add_api(n)};
   }
+}
+
+constexpr CUpti_ActivityKind kActivityKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                                 CUPTI_ACTIVITY_KIND_MEMSET};
+
+// Turns the launch callbacks and the GPU activity records on or off at a sampling window boundary.
+void set_traced(bool on) {
+  Probe& p = *g;
+  if (p.traced == on) return;
+  p.traced = on;
+  g_epoch.fetch_add(1, std::memory_order_relaxed);
+  for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
+    for (std::uint32_t cbid = 0; cbid < table->size(); ++cbid)
+      if ((*table)[cbid].on && (*table)[cbid].windowed)
+        p.cupti.enable_callback(on ? 1 : 0, p.subscriber, domain, cbid);
+  if (!p.activity_ok) return;
+  for (auto kind : kActivityKinds) {
+    if (on) p.cupti.activity_enable(kind);
+    else p.cupti.activity_disable(kind);
+  }
+}
+
+// Window k (from 0) is traced when it starts a new 1/sample stretch: with 0.25, windows 0, 4, 8...
+bool window_traced(std::uint64_t k, double sample) {
+  if (sample >= 1 || k == 0) return true;
+  return static_cast<std::uint64_t>(static_cast<double>(k) * sample) !=
+         static_cast<std::uint64_t>(static_cast<double>(k - 1) * sample);
 }
 
 int initialize() {
@@ -518,6 +593,16 @@ int initialize() {
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
   p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
+  p.sample = 0.25;
+  if (const char* v = std::getenv("SYNCLINT_PROBE_SAMPLE"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    double f = std::strtod(v, &end);
+    if (end != nullptr && *end == '\0' && f > 0 && f <= 1) p.sample = f;
+    else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.25");
+  }
+  // A trace or a recorded stream needs every event.
+  if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
+  p.traced = true;
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
@@ -529,19 +614,21 @@ int initialize() {
     std::atexit(on_exit_handler);
     return 1;
   }
-  build_tables(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, p.runtime);
+  build_tables(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, p.runtime, false);
   const char* drv = std::getenv("SYNCLINT_PROBE_DRIVER");
   if (drv == nullptr || std::strcmp(drv, "0") != 0)
-    build_tables(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, p.driver);
+    build_tables(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, p.driver,
+                 drv != nullptr && std::strcmp(drv, "all") == 0);
   p.cupti.enable_callback(1, p.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 
   std::string partial;
   if ((r = p.cupti.activity_register_callbacks(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
     partial = "activity buffers: " + p.cupti.describe(r);
-  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+  for (auto kind : kActivityKinds) {
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
   }
+  p.activity_ok = partial.empty();
   if (!partial.empty()) {
     p.status = "partial: no GPU activity records (" + partial + ")";
     report_error(p.status);

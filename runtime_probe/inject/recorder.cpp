@@ -205,11 +205,28 @@ void Recorder::consume(EventStream chunk) {
   if (options_.keep_last_window) last_ = std::move(chunk);
 }
 
+void Recorder::consume_untraced(EventStream chunk) {
+  std::lock_guard lock(out_mu_);
+  sampled_ = true;
+  if (chunk.run_end_ns > chunk.run_start_ns) {
+    untraced_ns_ += chunk.run_end_ns - chunk.run_start_ns;
+    acc_.exclude(chunk.run_start_ns, chunk.run_end_ns);
+  }
+  untraced_.add(chunk);
+  ++windows_;
+  last_end_ns_ = std::max(last_end_ns_, chunk.run_end_ns);
+}
+
 ProbeReport Recorder::finish(RunInfo run) const {
   std::lock_guard lock(out_mu_);
   if (run.wall_ms == 0 && last_end_ns_ > run_start_ns_)
     run.wall_ms = static_cast<double>(last_end_ns_ - run_start_ns_) / 1e6;
-  return acc_.finish(std::move(run));
+  ProbeReport r = acc_.finish(std::move(run));
+  if (sampled_) {
+    const double total = last_end_ns_ > run_start_ns_ ? static_cast<double>(last_end_ns_ - run_start_ns_) : 0.0;
+    add_untraced(r, untraced_, std::max(0.0, total - static_cast<double>(untraced_ns_)), total);
+  }
+  return r;
 }
 
 EventStream Recorder::recorded(bool& truncated) const {

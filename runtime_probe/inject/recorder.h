@@ -76,6 +76,9 @@ class Recorder {
   std::uint64_t safe_cut(std::uint64_t now_ns) const;
   // Feeds the chunk to the accumulator and keeps what the raw stream / trace need.
   void consume(EventStream chunk);
+  // Sampled tracing: a chunk from a window traced without launches and GPU records; its blocking calls
+  // are counted per site, the rest is dropped, and the window is excluded from GPU idle measurement.
+  void consume_untraced(EventStream chunk);
 
   ProbeReport finish(RunInfo run) const;
   std::uint64_t host_calls_seen() const { return calls_seen_; }
@@ -119,6 +122,9 @@ class Recorder {
 
   mutable std::mutex out_mu_;  // accumulator, recorded stream, last window
   Accumulator acc_;
+  UntracedCalls untraced_;
+  std::uint64_t untraced_ns_ = 0;
+  bool sampled_ = false;
   std::uint64_t windows_ = 0;
   std::uint64_t run_start_ns_ = 0, window_start_ns_ = 0, last_end_ns_ = 0;
   EventStream recorded_;

@@ -55,8 +55,10 @@ TEST(ProbeAnalysis, SavingEqualsTheBubbleWhenHostWorkAfterTheSyncIsShorterThanGp
   const ProbeReport r = analyze(one_read(100));
   ASSERT_EQ(r.sites.size(), 1u);
   // Without the wait, K2 is queued behind the copy and runs right after it: the 113 us bubble is gone.
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.113, kEps);
-  EXPECT_NEAR(r.sites[0].share_of_run, 0.113 / 2.125, 1e-9);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, 0.113, kEps);
+  // The ranked estimate (and the share) is the read removed entirely: the bubble and the 2 us copy.
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.115, kEps);
+  EXPECT_NEAR(r.sites[0].share_of_run, 0.115 / 2.125, 1e-9);
 }
 
 TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
@@ -64,8 +66,11 @@ TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
   ASSERT_EQ(r.sites.size(), 1u);
   // The host is the critical path: only the 995 us wait minus the sync's own overhead (the default
   // 4 us, since no call of it was shorter) is saved; the GPU bubble (2013 us) is larger.
-  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 2.013, kEps);  // 1012 .. 3025
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.991, kEps);
+  // The bubble (1012 .. 3025) is attributed for at most as long as the sync had waited when the GPU
+  // drained (20 .. 1012): the rest is the host's own work after the sync.
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 0.992, kEps);
+  EXPECT_NEAR(r.gpu_idle_ms, 2.013, kEps);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, 0.991, kEps);
   // Removing the read entirely also removes the sync's overhead and the 5 us copy call before it.
   EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 1.000, kEps);
 }
@@ -75,7 +80,7 @@ TEST(ProbeAnalysis, RemovingTheReadAlsoRemovesItsCopy) {
   ASSERT_EQ(r.sites.size(), 1u);
   // K2 runs right after K1: the bubble (113 us) and the 2 us copy on the GPU are gone.
   EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 0.115, kEps);
-  EXPECT_GE(r.sites[0].saving_if_removed_ms, r.sites[0].predicted_saving_ms);
+  EXPECT_GE(r.sites[0].saving_if_removed_ms, r.sites[0].wait_saving_ms);
 }
 
 TEST(ProbeAnalysis, SyncOnAnIdleGpuSavesNothingAndLeavesNoBubbleOfItsOwn) {
@@ -90,7 +95,7 @@ TEST(ProbeAnalysis, SyncOnAnIdleGpuSavesNothingAndLeavesNoBubbleOfItsOwn) {
   EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.004, kEps);
   EXPECT_NEAR(r.sites[0].gpu_idle_ms, 0.0, kEps);        // the GPU was idle because of host work
   EXPECT_NEAR(r.gpu_idle_ms, 0.178, kEps);              // 32 .. 210
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.0, kEps);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, 0.0, kEps);
 }
 
 TEST(ProbeAnalysis, ExplicitSynchronizeIsGuessedAsSync007) {
@@ -105,7 +110,7 @@ TEST(ProbeAnalysis, ExplicitSynchronizeIsGuessedAsSync007) {
   const ProbeReport r = analyze(b.done());
   ASSERT_EQ(r.sites.size(), 2u);
   EXPECT_EQ(find_site(r, 10)->rule_guess, "SYNC007");
-  EXPECT_NEAR(find_site(r, 10)->saving_if_removed_ms, find_site(r, 10)->predicted_saving_ms, 0.005);
+  EXPECT_NEAR(find_site(r, 10)->saving_if_removed_ms, find_site(r, 10)->wait_saving_ms, 0.005);
   EXPECT_EQ(find_site(r, 11)->rule_guess, "SYNC007");
   EXPECT_NEAR(find_site(r, 10)->gpu_idle_ms, 0.110, kEps);  // 500 .. 610
   EXPECT_NEAR(find_site(r, 11)->gpu_idle_ms, 0.110, kEps);  // 900 .. 1010
@@ -127,8 +132,8 @@ TEST(ProbeAnalysis, ImplicitSyncThatReturnsBeforeTheGpuIsDoneDoesNotWaitInTheRep
   const SiteResult* f = find_site(r, 12);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->rule_guess, "");  // an implicit synchronization, not the user's synchronize
-  EXPECT_LE(f->predicted_saving_ms, f->host_blocked_ms);
-  EXPECT_NEAR(f->predicted_saving_ms, 0.0, kEps);  // the host was ahead: nothing to gain
+  EXPECT_LE(f->wait_saving_ms, f->host_blocked_ms);
+  EXPECT_NEAR(f->wait_saving_ms, 0.0, kEps);  // the host was ahead: nothing to gain
 }
 
 TEST(ProbeAnalysis, BlockingHostToDeviceCopyIsGuessedAsSync011) {
@@ -189,8 +194,8 @@ TEST(ProbeAnalysis, TwoSitesAreRankedAndBounded) {
   EXPECT_EQ(norms->calls, 50u);
   EXPECT_EQ(loss->calls, 10u);
   for (const auto& s : r.sites) {
-    EXPECT_GE(s.predicted_saving_ms, 0.0);
-    EXPECT_LE(s.predicted_saving_ms, s.host_blocked_ms + s.gpu_idle_ms + kEps) << s.site.line;
+    EXPECT_GE(s.wait_saving_ms, 0.0);
+    EXPECT_LE(s.wait_saving_ms, s.host_blocked_ms + s.gpu_idle_ms + kEps) << s.site.line;
     EXPECT_EQ(s.rule_guess, "SYNC001|SYNC003");
   }
   // Each norm read waits for its own small kernel and leaves the GPU idle while the host runs on: the
@@ -240,7 +245,7 @@ TEST(ProbeAnalysis, LaunchesFromAnotherThreadShiftWithTheHostChain) {
   // Each step's bubble (1012 .. next step's forward start, 63 us) disappears: the next forward is
   // launched long before the GPU frees up.
   EXPECT_NEAR(r.sites[0].gpu_idle_ms, 3 * 0.063, kEps);
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 3 * 0.063, kEps);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, 3 * 0.063, kEps);
 }
 
 TEST(ProbeAnalysis, SplittingTheStreamIntoWindowsDoesNotChangeTheResults) {
@@ -296,10 +301,10 @@ TEST(ProbeAnalysis, SitesAreMergedAcrossWindowsByPathLineAndFunction) {
   EXPECT_EQ(r.sites[0].calls, 2u);
   EXPECT_NEAR(r.sites[0].host_blocked_ms, 2 * 0.995, kEps);
   EXPECT_NEAR(r.sites[0].gpu_idle_ms, 2 * 0.113, kEps);
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, expected.sites[0].predicted_saving_ms, kEps);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, expected.sites[0].wait_saving_ms, kEps);
   // The first read saves its bubble; the host then runs 991 us ahead through the 1 ms of host work
   // before the second read, which the replay keeps: the second read saves its whole wait.
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.113 + 0.991, kEps);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, 0.113 + 0.991, kEps);
 }
 
 TEST(ProbeAnalysis, PendingEventsStayBoundedWithoutSyncs) {
@@ -386,10 +391,10 @@ TEST(ProbeAnalysis, RandomTimelinesKeepTheInvariants) {
     const EventStream s = b.done();
     const ProbeReport r = analyze(s);
     for (const auto& site : r.sites) {
-      EXPECT_GE(site.predicted_saving_ms, 0.0) << seed;
-      EXPECT_LE(site.predicted_saving_ms, site.host_blocked_ms + kEps) << seed;
+      EXPECT_GE(site.wait_saving_ms, 0.0) << seed;
+      EXPECT_LE(site.wait_saving_ms, site.host_blocked_ms + kEps) << seed;
     EXPECT_LE(site.saving_if_removed_ms, r.run.wall_ms + kEps) << seed;
-      EXPECT_LE(site.predicted_saving_ms, r.run.wall_ms + kEps) << seed;
+      EXPECT_LE(site.wait_saving_ms, r.run.wall_ms + kEps) << seed;
       EXPECT_GE(site.gpu_idle_ms, 0.0) << seed;
     }
     EXPECT_LT(std::abs(r.replay_error), 0.05) << seed;
@@ -412,6 +417,109 @@ TEST(ProbeAnalysis, RandomTimelinesKeepTheInvariants) {
     EXPECT_NEAR(split.host_blocked_ms, r.host_blocked_ms, kEps) << seed;
     EXPECT_NEAR(split.gpu_idle_ms, r.gpu_idle_ms, kEps) << seed;
   }
+}
+
+}  // namespace
+}  // namespace synclint::probe
+
+namespace synclint::probe {
+namespace {
+
+using testing::StreamBuilder;
+
+TEST(ProbeBubble, StartUpAfterAShortSyncIsNotItsBubble) {
+  // A 5 us sync at start-up, then 3 s of host start-up with no CUDA work: only what the sync had waited
+  // when the GPU drained (5 us) is its bubble; the rest is host-bound idle time.
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 3);
+  b.kernel(0, 5, 10, 12);
+  b.sync(7, 15, site);
+  b.kernel(3'000'000, 5, 3'000'010, 3'000'020);
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 0.005, kEps);          // drained at 12, the sync began at 7
+  EXPECT_NEAR(r.gpu_idle_ms, (3'000'010 - 12) / 1e3, kEps);  // every idle gap still counts in the totals
+}
+
+// One traced step: K (1000 us) then a read (copy + sync) and the next launch 100 us after the sync.
+EventStream traced_steps(int steps, std::int32_t* site_out = nullptr) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42);
+  if (site_out) *site_out = site;
+  double t = 0;
+  for (int i = 0; i < steps; ++i) {
+    b.kernel(t, 5, t + 10, t + 1010);
+    b.copy_d2h(t + 10, 5, t + 1010, t + 1012, site);
+    b.sync(t + 20, t + 1015, site);
+    t += 1115;
+  }
+  b.kernel(t, 5, t + 10, t + 1010);
+  return b.done();
+}
+
+TEST(ProbeSampling, UntracedCallsScaleTheTracedEstimatesPerCall) {
+  const ProbeReport traced = analyze(traced_steps(2));
+  ASSERT_EQ(traced.sites.size(), 1u);
+  ASSERT_EQ(traced.sites[0].calls, 2u);
+  // Six more reads at the same site seen in untraced windows (blocking calls only, 900 us each).
+  StreamBuilder u;
+  const auto site = u.site("/w/train.py", 42);
+  for (int i = 0; i < 6; ++i) u.sync(10'000 + i * 1000, 10'900 + i * 1000, site);
+  UntracedCalls untraced;
+  untraced.add(u.done());
+  ProbeReport r = traced;
+  r.run.wall_ms = 20;
+  add_untraced(r, untraced, 5e6, 20e6);
+  ASSERT_EQ(r.sites.size(), 1u);
+  const SiteResult& s = r.sites[0];
+  EXPECT_EQ(s.calls, 8u);
+  EXPECT_NEAR(s.host_blocked_ms, traced.sites[0].host_blocked_ms + 6 * 0.9, kEps);  // measured, not scaled
+  EXPECT_NEAR(s.predicted_saving_ms, traced.sites[0].predicted_saving_ms * 4, kEps);  // 8 calls / 2 traced
+  EXPECT_NEAR(s.wait_saving_ms, traced.sites[0].wait_saving_ms * 4, kEps);
+  EXPECT_NEAR(s.gpu_idle_ms, traced.sites[0].gpu_idle_ms * 4, kEps);
+  EXPECT_NEAR(s.share_of_run, s.predicted_saving_ms / 20, 1e-9);
+  EXPECT_EQ(r.syncs, traced.syncs + 6);
+  EXPECT_NEAR(r.sampled_fraction, 0.25, 1e-12);
+  EXPECT_NEAR(r.gpu_idle_ms, traced.gpu_idle_ms * 4, kEps);  // by time: 20 ms run, 5 ms traced
+}
+
+TEST(ProbeSampling, ASiteSeenOnlyUntracedIsCountedWithoutEstimates) {
+  ProbeReport r = analyze(traced_steps(1));
+  StreamBuilder u;
+  const auto other = u.site("/w/train.py", 50);
+  u.sync(10'000, 10'200, other, HostCallKind::DeviceSynchronize, "cudaDeviceSynchronize");
+  u.sync(11'000, 11'050, -1);
+  u.kernel(12'000, 5, 12'010, 12'020);  // non-blocking calls are not counted
+  UntracedCalls untraced;
+  untraced.add(u.done());
+  const auto syncs = r.syncs;
+  add_untraced(r, untraced, 1e6, 2e6);
+  ASSERT_EQ(r.sites.size(), 2u);
+  const SiteResult* s = nullptr;
+  for (const auto& x : r.sites)
+    if (x.site.line == 50) s = &x;
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->calls, 1u);
+  EXPECT_EQ(s->api, "cudaDeviceSynchronize");
+  EXPECT_NEAR(s->host_blocked_ms, 0.2, kEps);
+  EXPECT_EQ(s->predicted_saving_ms, 0.0);
+  EXPECT_EQ(r.syncs, syncs + 2);  // the unknown-site sync counts in the totals
+  EXPECT_EQ(r.sites[0].site.line, 42u);  // still ranked first: it has an estimate
+}
+
+TEST(ProbeSampling, AnUntracedStretchIsNotAnIdleGap) {
+  // Two traced stretches with an untraced second between them: the GPU was not observed there.
+  StreamBuilder b;
+  b.kernel(0, 5, 10, 1010);
+  b.kernel(1'000'000, 5, 1'000'010, 1'001'010);
+  const EventStream s = b.done();
+  Accumulator whole;
+  whole.consume(s);
+  EXPECT_NEAR(whole.finish({}).gpu_idle_ms, 999.0, kEps);
+  Accumulator sampled;
+  sampled.exclude(testing::us(2000), testing::us(999000));
+  sampled.consume(s);
+  EXPECT_NEAR(sampled.finish({}).gpu_idle_ms, 0.0, kEps);
 }
 
 }  // namespace

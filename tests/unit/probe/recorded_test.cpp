@@ -43,15 +43,15 @@ TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
       calls += site.calls;
       EXPECT_FALSE(site.site.path.empty());
       EXPECT_GT(site.site.line, 0u);
-      EXPECT_GE(site.predicted_saving_ms, 0.0);
-      EXPECT_LE(site.predicted_saving_ms, site.host_blocked_ms + site.gpu_idle_ms + 1e-6);
-      EXPECT_LE(site.predicted_saving_ms, site.host_blocked_ms + 1e-6);  // at most the waits removed
-      EXPECT_LE(site.predicted_saving_ms, r.run.wall_ms);
+      EXPECT_GE(site.wait_saving_ms, 0.0);
+      EXPECT_LE(site.wait_saving_ms, site.host_blocked_ms + site.gpu_idle_ms + 1e-6);
+      EXPECT_LE(site.wait_saving_ms, site.host_blocked_ms + 1e-6);  // at most the waits removed
+      EXPECT_LE(site.wait_saving_ms, r.run.wall_ms);
       EXPECT_LE(site.gpu_idle_ms, r.gpu_idle_ms + 1e-6);
       EXPECT_LE(site.share_of_run, 1.0);
       EXPECT_LE(site.saving_if_removed_ms, r.run.wall_ms);
       // Removing the whole read saves at least what removing only its wait does (up to replay noise).
-      EXPECT_GE(site.saving_if_removed_ms + 1e-3, site.predicted_saving_ms);
+      EXPECT_GE(site.saving_if_removed_ms + 1e-3, site.wait_saving_ms);
     }
     EXPECT_EQ(calls, blocking);
     // The replay as recorded reproduces the real run's span closely.
