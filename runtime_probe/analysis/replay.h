@@ -50,7 +50,12 @@ class IdleTracker {
   void feed(const std::vector<HostCall>& host, const std::vector<GpuActivity>& gpu,
             const std::function<void(const IdleGap&)>& on_gap);
   // [from, to) was not traced (sampling): a gap that overlaps it is not an idle gap anyone saw.
-  void exclude(std::uint64_t from, std::uint64_t to) { excluded_.emplace_back(from, to); }
+  // Only the latest intervals are kept (bounded memory): a gap that overlaps an older one spans every
+  // later untraced interval up to its end too.
+  void exclude(std::uint64_t from, std::uint64_t to) {
+    if (excluded_.size() >= 256) excluded_.erase(excluded_.begin(), excluded_.begin() + 128);
+    excluded_.emplace_back(from, to);
+  }
 
  private:
   struct Busy {

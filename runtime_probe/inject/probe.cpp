@@ -87,7 +87,7 @@ struct Probe {
   std::string status = "ok";
   bool debug = false;
   double sample = 1;         // SYNCLINT_PROBE_SAMPLE
-  bool traced = true;        // the current sampling window is traced
+  std::atomic<bool> traced{true};  // the current sampling window is traced
   std::uint64_t sample_window = 0;
   bool activity_ok = false;
 
@@ -256,6 +256,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (call.start == 0 || call.start > end) return;  // its ENTER was not seen (callbacks just switched on)
   call.end = end;
   call.correlation = cb->correlationId;
+  call.traced = p.traced.load(std::memory_order_relaxed);
   call.api = e.api;
   call.kind = e.cls.kind;
   bool blocking = e.cls.blocking;
@@ -357,7 +358,7 @@ void fill_gpu_name(const EventStream& w) {
 
 // Flushes the activity buffers and hands everything up to a safe cut (all of it when final) to the
 // accumulator. Called by the window thread and, at the end, by the exit path.
-void cut_window(bool final, bool traced = true) {
+void cut_window(bool final) {
   Probe& p = *g;
   std::lock_guard lock(p.window_mu);
   p.cupti.activity_flush_all(final || p.sample < 1 ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
@@ -366,10 +367,6 @@ void cut_window(bool final, bool traced = true) {
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
   w.sites = p.rec->sites().snapshot();
   fill_gpu_name(w);
-  if (!traced) {
-    p.rec->consume_untraced(std::move(w));
-    return;
-  }
   if (p.trace) p.trace->add(w);
   p.rec->consume(std::move(w));
 }
@@ -429,7 +426,7 @@ void write_outputs() {
 void finish_once() {
   if (g == nullptr || g_forked.load() || g->finished.exchange(true)) return;
   if (g->rec != nullptr && g_recording.load()) {
-    cut_window(true, g->traced);
+    cut_window(true);
     g_recording.store(false);
   }
   write_outputs();
@@ -461,11 +458,9 @@ void watcher_main() {
       cut_window(false);
       continue;
     }
-    // Sampling: switch the tracing for the next window first, then hand over this one (so what is taken
-    // was recorded under this window's setting, up to the safe cut's margin).
-    const bool was = p.traced;
+    // Sampling: each call carries whether it was recorded while traced, so the cut can be anywhere.
     set_traced(window_traced(++p.sample_window, p.sample));
-    cut_window(false, was);
+    cut_window(false);
   }
 }
 
@@ -552,18 +547,21 @@ constexpr CUpti_ActivityKind kActivityKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_
 // Turns the launch callbacks and the GPU activity records on or off at a sampling window boundary.
 void set_traced(bool on) {
   Probe& p = *g;
-  if (p.traced == on) return;
-  p.traced = on;
+  if (p.traced.load() == on) return;
+  if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
     for (std::uint32_t cbid = 0; cbid < table->size(); ++cbid)
       if ((*table)[cbid].on && (*table)[cbid].windowed)
         p.cupti.enable_callback(on ? 1 : 0, p.subscriber, domain, cbid);
-  if (!p.activity_ok) return;
-  for (auto kind : kActivityKinds) {
-    if (on) p.cupti.activity_enable(kind);
-    else p.cupti.activity_disable(kind);
+  if (p.activity_ok) {
+    for (auto kind : kActivityKinds) {
+      if (on) p.cupti.activity_enable(kind);
+      else p.cupti.activity_disable(kind);
+    }
   }
+  p.rec->tracing_switched(on, now_ns());
+  if (on) p.traced.store(true);  // launches and GPU records are on again: calls are analysed
 }
 
 // Window k (from 0) is traced when it starts a new 1/sample stretch: with 0.25, windows 0, 4, 8...

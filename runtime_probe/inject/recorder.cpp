@@ -130,7 +130,7 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
       h.api = api_names_[c.api];
       h.site = c.site;
       max_end = std::max(max_end, c.end);
-      w.host.push_back(std::move(h));
+      (c.traced ? w.host : untraced_chunk_.host).push_back(std::move(h));
     });
     b->notified = false;
     if (b->calls.empty() && b->dead.load()) finished.push_back(b);
@@ -180,6 +180,11 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
 
 void Recorder::consume(EventStream chunk) {
   std::lock_guard lock(out_mu_);
+  if (!untraced_chunk_.host.empty()) {
+    untraced_chunk_.sites = chunk.sites;
+    untraced_.add(untraced_chunk_);
+    untraced_chunk_.host.clear();
+  }
   if (chunk.host.empty() && chunk.gpu.empty() && chunk.dropped_activity_records == 0) {
     last_end_ns_ = std::max(last_end_ns_, chunk.run_end_ns);
     return;
@@ -205,16 +210,19 @@ void Recorder::consume(EventStream chunk) {
   if (options_.keep_last_window) last_ = std::move(chunk);
 }
 
-void Recorder::consume_untraced(EventStream chunk) {
+void Recorder::tracing_switched(bool on, std::uint64_t ns) {
   std::lock_guard lock(out_mu_);
+  if (on == tracing_on_) return;
+  tracing_on_ = on;
   sampled_ = true;
-  if (chunk.run_end_ns > chunk.run_start_ns) {
-    untraced_ns_ += chunk.run_end_ns - chunk.run_start_ns;
-    acc_.exclude(chunk.run_start_ns, chunk.run_end_ns);
+  if (!on) {
+    off_since_ns_ = ns;
+    return;
   }
-  untraced_.add(chunk);
-  ++windows_;
-  last_end_ns_ = std::max(last_end_ns_, chunk.run_end_ns);
+  if (ns > off_since_ns_) {
+    untraced_ns_ += ns - off_since_ns_;
+    acc_.exclude(off_since_ns_, ns);
+  }
 }
 
 ProbeReport Recorder::finish(RunInfo run) const {
@@ -224,7 +232,9 @@ ProbeReport Recorder::finish(RunInfo run) const {
   ProbeReport r = acc_.finish(std::move(run));
   if (sampled_) {
     const double total = last_end_ns_ > run_start_ns_ ? static_cast<double>(last_end_ns_ - run_start_ns_) : 0.0;
-    add_untraced(r, untraced_, std::max(0.0, total - static_cast<double>(untraced_ns_)), total);
+    double untraced = static_cast<double>(untraced_ns_);
+    if (!tracing_on_ && last_end_ns_ > off_since_ns_) untraced += static_cast<double>(last_end_ns_ - off_since_ns_);
+    add_untraced(r, untraced_, std::max(0.0, total - untraced), total);
   }
   return r;
 }

@@ -24,6 +24,7 @@ struct RawCall {
   std::uint32_t api = 0;  // index into Recorder::api_names()
   HostCallKind kind = HostCallKind::Other;
   std::int32_t site = -1;
+  bool traced = true;  // recorded while launches and GPU records were traced (sampling)
 };
 
 struct RawGpu {
@@ -76,9 +77,10 @@ class Recorder {
   std::uint64_t safe_cut(std::uint64_t now_ns) const;
   // Feeds the chunk to the accumulator and keeps what the raw stream / trace need.
   void consume(EventStream chunk);
-  // Sampled tracing: a chunk from a window traced without launches and GPU records; its blocking calls
-  // are counted per site, the rest is dropped, and the window is excluded from GPU idle measurement.
-  void consume_untraced(EventStream chunk);
+  // Sampled tracing: launches and GPU records were switched on or off at `ns`. Calls recorded while off
+  // (RawCall::traced false) are counted per site (blocking calls only) instead of being analysed, and
+  // the time while off is excluded from GPU idle measurement.
+  void tracing_switched(bool on, std::uint64_t ns);
 
   ProbeReport finish(RunInfo run) const;
   std::uint64_t host_calls_seen() const { return calls_seen_; }
@@ -123,8 +125,9 @@ class Recorder {
   mutable std::mutex out_mu_;  // accumulator, recorded stream, last window
   Accumulator acc_;
   UntracedCalls untraced_;
-  std::uint64_t untraced_ns_ = 0;
-  bool sampled_ = false;
+  EventStream untraced_chunk_;  // untraced calls of the window being cut (take_window -> consume)
+  std::uint64_t untraced_ns_ = 0, off_since_ns_ = 0;
+  bool sampled_ = false, tracing_on_ = true;
   std::uint64_t windows_ = 0;
   std::uint64_t run_start_ns_ = 0, window_start_ns_ = 0, last_end_ns_ = 0;
   EventStream recorded_;
