@@ -257,6 +257,14 @@ void resolve_imports(Project& p, int file, const std::unordered_map<std::string,
   }
 }
 
+// Is `name` bound to the same value in both maps (absent counts as unknown)?
+template <class Map>
+bool same_entry(const Map& a, const Map& b, const std::string& name) {
+  auto ia = a.find(name), ib = b.find(name);
+  const Value none;
+  return (ia == a.end() ? none : ia->second).same(ib == b.end() ? none : ib->second);
+}
+
 template <class Map>
 bool same_env(const Map& a, const Map& b) {
   if (a.size() != b.size()) return false;
@@ -483,12 +491,17 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     bool any = false;
     for (std::size_t f = 0; f < p.funcs.size(); ++f) {
       const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
-      result_changed[f] = a.returns != b.returns || !a.ret.same(b.ret) || a.gpu_work != b.gpu_work ||
-                          a.syncs != b.syncs || a.batch_loop != b.batch_loop;
+      // Compared as the walks read them: an unknown return or argument is the same as none.
+      const Value ra = a.returns ? a.ret : Value{}, rb = b.returns ? b.ret : Value{};
+      result_changed[f] = !ra.same(rb) || a.gpu_work != b.gpu_work || a.syncs != b.syncs ||
+                          a.batch_loop != b.batch_loop;
       const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
-      bool params_changed = a.param_known != b.param_known || a.params.size() != b.params.size();
-      for (std::size_t j = 0; !params_changed && j < a.params.size(); ++j)
-        params_changed = !a.params[j].same(b.params[j]);
+      auto param = [](const FuncSummary& s, std::size_t j) {
+        return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
+      };
+      bool params_changed = false;
+      for (std::size_t j = 0; !params_changed && j < std::max(a.params.size(), b.params.size()); ++j)
+        params_changed = !param(a, j).same(param(b, j));
       own_changed[f] = params_changed || (heat_changed && b.reports);
       any = any || result_changed[f] || own_changed[f] || heat_changed;
     }
@@ -500,19 +513,23 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
       globals_changed[i] = !same_env(p.prev.globals[i], p.next.globals[i]);
       any = any || globals_changed[i];
     }
-    p.prev = std::move(p.next);
-    p.heat = std::move(heat);
-    if (!any) break;
+    // A file is walked again when something it read changed: a callee's result, its own parameter facts or
+    // heat, a class attribute or a module-level name of another file.
     std::size_t dirty_bytes = 0;
-    for (std::size_t i = 0; i < files.size(); ++i) {
+    for (std::size_t i = 0; any && i < files.size(); ++i) {
       bool d = false;
       for (int f : funcs_of[i]) d = d || own_changed[f];
       for (const CallEdge& e : outputs[i].edges) d = d || (e.callee >= 0 && result_changed[e.callee]);
-      for (int c : outputs[i].read_classes) d = d || class_changed[c];
-      for (int g : outputs[i].read_globals) d = d || globals_changed[g];
+      for (const auto& [c, name] : outputs[i].read_classes)
+        d = d || (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name));
+      for (const auto& [g, name] : outputs[i].read_globals)
+        d = d || (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name));
       dirty[i] = d;
       if (d) dirty_bytes += files[i].text.size();
     }
+    p.prev = std::move(p.next);
+    p.heat = std::move(heat);
+    if (!any) break;
     if (round + 1 >= kFullRounds && dirty_bytes > std::max(kSmallRoundBytes, total_bytes / 4)) break;
   }
 

@@ -245,7 +245,7 @@ class Walker final : public Checker {
   FuncSummary& sum() { return p_.next.funcs[func_]; }
   const Value* class_attr(int cls, const std::string& name) {
     for (int c = cls, depth = 0; c >= 0 && depth < 16; ++depth) {
-      out_.read_classes.insert(c);
+      out_.read_classes.emplace(c, name);
       c = p_.classes[c].base_ids.empty() ? -1 : p_.classes[c].base_ids.front();
     }
     return p_.class_attr(cls, name);
@@ -314,10 +314,12 @@ void Walker::bind_params(const FuncInfo& fi) {
       env_[name] = v;
       continue;
     }
-    if (i < ps.param_known.size() && ps.param_known[i]) v = ps.params[i];
+    // An unknown argument at the call sites tells nothing: it counts as no call-site fact.
+    const bool known = i < ps.param_known.size() && ps.param_known[i] && ps.params[i].kind != VK::Unknown;
+    if (known) v = ps.params[i];
     if (!null(fi.defaults[i])) {
       Value d = expr(fi.defaults[i]);
-      v = (i < ps.param_known.size() && ps.param_known[i]) ? join(v, d) : d;
+      v = known ? join(v, d) : d;
     }
     if (v.kind == VK::Unknown && contains_ci(name, "device")) {
       v = Value::of(VK::DeviceSpec, Confidence::Medium);
@@ -896,7 +898,7 @@ Value Walker::binding_value(const Binding& b) {
 
 Value Walker::symbol_value(int file, const std::string& symbol, const std::string& dotted) {
   if (Value v = defined_in(p_.files[file], symbol, dotted); v.kind != VK::Unknown) return v;
-  if (file != file_) out_.read_globals.insert(file);
+  if (file != file_) out_.read_globals.emplace(file, symbol);
   const Env& g = file == file_ ? p_.next.globals[file] : p_.prev.globals[file];
   if (auto it = g.find(symbol); it != g.end()) return it->second;
   const int sub = p_.find_module(dotted, file_);
@@ -1231,9 +1233,11 @@ void Walker::collect_args(TSNode an, CallInfo& ci) {
     TSNode a = an_i;
     switch (kind(a)) {
       case K::Comment: break;
-      case K::KeywordArgument:
-        ci.args.push_back(Arg{field(a, "value"), text(field(a, "name")), expr(field(a, "value"))});
+      case K::KeywordArgument: {
+        TSNode value = field(a, "value");
+        ci.args.push_back(Arg{value, text(field(a, "name")), expr(value)});
         break;
+      }
       case K::ListSplat: ci.args.push_back(Arg{a, "*", expr(a)}); break;
       case K::DictionarySplat: ci.args.push_back(Arg{a, "**", expr(a)}); break;
       default: ci.args.push_back(Arg{a, {}, expr(a)}); break;

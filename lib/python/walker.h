@@ -18,8 +18,8 @@ struct FileOutput {
   std::vector<CallEdge> edges;
   // What the walk read from other files' summaries (callees are in `edges`): a file is walked again in the
   // next round only when something it read changed.
-  std::unordered_set<int> read_classes;
-  std::unordered_set<int> read_globals;
+  std::set<std::pair<int, std::string>> read_classes;  // (class, attribute)
+  std::set<std::pair<int, std::string>> read_globals;  // (file, module-level name)
 };
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
