@@ -155,56 +155,47 @@ TEST(Recorder, NothingRecordedUnlessAsked) {
   EXPECT_FALSE(truncated);
 }
 
-TEST(Recorder, UntracedCallsAreCountedAndScaleTheTracedOnes) {
-  // Times in us. A read (kernel 1000 us, sync waiting for it) at t=0 traced; tracing off at 2000 us; the
-  // same read twice while off (blocking calls only); on again at 8000 us.
+// Times in us. A read (kernel 1000 us, sync waiting for it) at t=0, traced; with `untraced`, tracing goes
+// off at 2000 us, the same read is seen twice while off (blocking calls only), and tracing is on again at
+// 8000 us; a last launch at 8500 us either way.
+ProbeReport sampled_run(bool untraced) {
   Recorder rec({});
-  auto launch = rec.add_api("cudaLaunchKernel");
-  auto sync = rec.add_api("cudaStreamSynchronize");
-  auto k = rec.intern_name("k");
+  const auto launch = rec.add_api("cudaLaunchKernel");
+  const auto sync = rec.add_api("cudaStreamSynchronize");
+  const auto k = rec.intern_name("k");
   const auto site = rec.sites().intern(Site{"/w/train.py", 7, "step", "python"});
   rec.set_run_start(0);
   auto us = [](std::uint64_t v) { return v * 1000; };
   rec.add_call(call(us(0), us(5), 1, launch, HostCallKind::Launch));
-  RawGpu g = gpu(us(10), us(1010), 1, k);
-  rec.add_gpu(&g, 1);
+  const RawGpu g[] = {gpu(us(10), us(1010), 1, k), gpu(us(1510), us(1600), 2, k)};
+  rec.add_gpu(g, 2);
   rec.add_call(call(us(20), us(1015), 0, sync, HostCallKind::StreamSynchronize, site));
   rec.add_call(call(us(1500), us(1505), 2, launch, HostCallKind::Launch));
-  RawGpu g2 = gpu(us(1510), us(1600), 2, k);
-  rec.add_gpu(&g2, 1);
-  rec.tracing_switched(false, us(2000));
-  for (std::uint64_t t : {3000, 5000}) {
-    RawCall c = call(us(t), us(t + 900), 0, sync, HostCallKind::StreamSynchronize, site);
-    c.traced = false;
-    rec.add_call(c);
+  if (untraced) {
+    rec.tracing_switched(false, us(2000));
+    for (std::uint64_t t : {3000, 5000}) {
+      RawCall c = call(us(t), us(t + 900), 0, sync, HostCallKind::StreamSynchronize, site);
+      c.traced = false;
+      rec.add_call(c);
+    }
+    rec.tracing_switched(true, us(8000));
   }
-  rec.tracing_switched(true, us(8000));
   rec.add_call(call(us(8500), us(8505), 3, launch, HostCallKind::Launch));
   rec.consume(rec.take_window(0, true));
-  const ProbeReport r = rec.finish({});
+  return rec.finish({});
+}
+
+TEST(Recorder, UntracedCallsAreCountedAndScaleTheTracedOnes) {
+  const ProbeReport r = sampled_run(true);
   ASSERT_EQ(r.sites.size(), 1u);
   EXPECT_EQ(r.sites[0].calls, 3u);
   EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.995 + 2 * 0.9, 1e-9);
   EXPECT_EQ(r.syncs, 3u);
   EXPECT_NEAR(r.sampled_fraction, 1.0 - 6000.0 / 8505.0, 1e-9);  // the run ends with its last call
-  // GPU idle and savings come from the one traced call, scaled to three: the traced read alone gives
-  // a third of them.
-  Recorder one({});
-  auto launch1 = one.add_api("cudaLaunchKernel");
-  auto sync1 = one.add_api("cudaStreamSynchronize");
-  auto k1 = one.intern_name("k");
-  const auto site1 = one.sites().intern(Site{"/w/train.py", 7, "step", "python"});
-  one.set_run_start(0);
-  one.add_call(call(us(0), us(5), 1, launch1, HostCallKind::Launch));
-  one.add_gpu(&g, 1);
-  one.add_call(call(us(20), us(1015), 0, sync1, HostCallKind::StreamSynchronize, site1));
-  one.add_call(call(us(1500), us(1505), 2, launch1, HostCallKind::Launch));
-  one.add_gpu(&g2, 1);
-  one.add_call(call(us(8500), us(8505), 3, launch1, HostCallKind::Launch));
-  (void)k1;
-  one.consume(one.take_window(0, true));
-  const ProbeReport o = one.finish({});
+  // GPU idle and savings come from the one traced call, scaled to three.
+  const ProbeReport o = sampled_run(false);
   ASSERT_EQ(o.sites.size(), 1u);
+  EXPECT_EQ(o.sampled_fraction, 1.0);
   EXPECT_GT(o.sites[0].predicted_saving_ms, 0.0);
   EXPECT_NEAR(r.sites[0].predicted_saving_ms, 3 * o.sites[0].predicted_saving_ms, 1e-9);
   EXPECT_NEAR(r.sites[0].gpu_idle_ms, 3 * o.sites[0].gpu_idle_ms, 1e-9);
