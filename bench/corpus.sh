@@ -29,12 +29,10 @@ fi
 
 echo "corpus: building synclint and the parse-only floor" >&2
 cmake -S . -B "$BUILD" -G Ninja >/dev/null
-cmake --build "$BUILD" --target synclint >&2
-cmake -S bench -B "$BUILD-parse-only" -G Ninja -DCMAKE_BUILD_TYPE="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt")" >/dev/null
-cmake --build "$BUILD-parse-only" --target synclint-parse-only >&2
+cmake --build "$BUILD" --target synclint synclint-parse-only >&2
 
 synclint=$BUILD/tools/synclint/synclint
-parse_only=$BUILD-parse-only/synclint-parse-only
+parse_only=$BUILD/bench/synclint-parse-only
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
