@@ -134,19 +134,25 @@ struct ThreadCursor {
 };
 }  // namespace
 
-std::vector<TSNode> named_children(TSNode n) {
-  std::vector<TSNode> out;
-  if (ts_node_is_null(n)) return out;
-  out.reserve(ts_node_named_child_count(n));
+NamedChildren::NamedChildren(TSNode n) {
+  data_ = inline_.data();
+  if (ts_node_is_null(n)) return;
+  const std::uint32_t count = ts_node_named_child_count(n);
+  if (count == 0) return;
+  TSNode* out = inline_.data();
+  if (count > kInline) {
+    heap_.resize(count);
+    out = heap_.data();
+    data_ = out;
+  }
   thread_local ThreadCursor tc;
   TSTreeCursor& c = tc.at(n);
   if (ts_tree_cursor_goto_first_child(&c)) {
     do {
       TSNode child = ts_tree_cursor_current_node(&c);
-      if (ts_node_is_named(child)) out.push_back(child);
-    } while (ts_tree_cursor_goto_next_sibling(&c));
+      if (ts_node_is_named(child) && size_ < count) out[size_++] = child;
+    } while (size_ < count && ts_tree_cursor_goto_next_sibling(&c));
   }
-  return out;
 }
 
 TSNode strip_parens(TSNode n) {

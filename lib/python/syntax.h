@@ -2,6 +2,8 @@
 // positions. Everything else in the front-end reads the tree through these.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,7 +43,24 @@ TSNode field(TSNode n, std::string_view name);
 inline std::uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
 inline TSNode named(TSNode n, std::uint32_t i) { return ts_node_named_child(n, i); }
 // The named children of `n`, in order (one cursor pass: O(children), where named(n, i) in a loop is not).
-std::vector<TSNode> named_children(TSNode n);
+// Held inline up to kInline children (no allocation on the walks' hot paths); not copyable, for range-for.
+class NamedChildren {
+ public:
+  explicit NamedChildren(TSNode n);
+  NamedChildren(const NamedChildren&) = delete;
+  NamedChildren& operator=(const NamedChildren&) = delete;
+  const TSNode* begin() const { return data_; }
+  const TSNode* end() const { return data_ + size_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t kInline = 8;
+  std::array<TSNode, kInline> inline_;
+  std::vector<TSNode> heap_;
+  const TSNode* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+inline NamedChildren named_children(TSNode n) { return NamedChildren(n); }
 // Skips parentheses around an expression.
 TSNode strip_parens(TSNode n);
 inline const void* node_id(TSNode n) { return n.id; }
