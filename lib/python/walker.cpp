@@ -1,6 +1,7 @@
 #include "python/walker.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <unordered_set>
 
@@ -924,12 +925,13 @@ Value Walker::module_attr(const Value& mod, std::string_view attr) {
 
 std::string Walker::path_key(TSNode n) const {
   // `a.b.c` of identifiers only, built iteratively (attribute chains can be arbitrarily long).
-  std::vector<std::string_view> parts;
-  for (n = strip_parens(n); kind(n) == K::Attribute && parts.size() < 16; n = strip_parens(field(n, "object")))
-    parts.push_back(text(field(n, "attribute")));
+  std::array<std::string_view, 16> parts;
+  std::size_t count = 0;
+  for (n = strip_parens(n); kind(n) == K::Attribute && count < parts.size(); n = strip_parens(field(n, "object")))
+    parts[count++] = text(field(n, "attribute"));
   if (kind(n) != K::Identifier) return {};
   std::string key(text(n));
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) (key += '.') += *it;
+  while (count > 0) (key += '.') += parts[--count];
   return key;
 }
 
@@ -1284,7 +1286,6 @@ Value Walker::call(TSNode n) {
   ci.node = n;
   Value callee;
   bool is_method = false;
-  std::string recv_key;
   if (kind(fn) == K::Attribute) {
     TSNode obj = field(fn, "object");
     const std::string_view m = text(field(fn, "attribute"));
@@ -1296,7 +1297,6 @@ Value Walker::call(TSNode n) {
       ci.receiver = obj;
       ci.method = m;
       ci.recv = std::move(rv);
-      recv_key = path_key(obj);
     }
   } else if (kind(fn) == K::Identifier) {
     bool bound = false;
@@ -1318,9 +1318,12 @@ Value Walker::call(TSNode n) {
   if (syncs) synced();
   dispatch_call(ci);
 
-  if (is_method && !recv_key.empty()) {
-    // In-place effects on the receiver: modules moved to a device, lists that collect values.
-    if ((ci.method == "to" || ci.method == "cuda") &&
+  // In-place effects on the receiver: modules moved to a device, lists that collect values.
+  const bool to_device = is_method && (ci.method == "to" || ci.method == "cuda");
+  const bool collects = is_method && !to_device && one_of(ci.method, {"append", "add", "insert", "extend", "appendleft"}) && !ci.args.empty();
+  const std::string recv_key = to_device || collects ? path_key(ci.receiver) : std::string();
+  if (!recv_key.empty()) {
+    if (to_device &&
         (ci.recv.kind == VK::Module || ci.recv.kind == VK::Instance ||
          (ci.recv.kind == VK::Unknown && stmt_call_ == n.id))) {
       Confidence c = Confidence::High;
@@ -1336,7 +1339,7 @@ Value Walker::call(TSNode n) {
         assign(target, m);
         if (stmt_call_ == n.id) r = m;
       }
-    } else if (one_of(ci.method, {"append", "add", "insert", "extend", "appendleft"}) && !ci.args.empty()) {
+    } else if (collects) {
       Value added = ci.method == "extend" ? ci.args.back().value.element() : ci.args.back().value;
       auto it = env_.find(recv_key);
       if (it != env_.end() && it->second.kind == VK::Container) {
