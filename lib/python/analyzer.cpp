@@ -57,6 +57,25 @@ std::string module_of_path(const std::string& path, std::vector<std::string>& pa
   return parts.empty() ? std::string() : parts.back();
 }
 
+// Kinds that hold neither definitions nor imports (expressions and simple statements built of them).
+bool single_line_leaf_kind(K k) {
+  switch (k) {
+    case K::ExpressionStatement: case K::ReturnStatement: case K::AssertStatement: case K::RaiseStatement:
+    case K::Assignment: case K::AugmentedAssignment: case K::NamedExpression: case K::Call: case K::ArgumentList:
+    case K::KeywordArgument: case K::Attribute: case K::Subscript: case K::Slice: case K::Identifier:
+    case K::BinaryOperator: case K::ComparisonOperator: case K::BooleanOperator: case K::NotOperator:
+    case K::UnaryOperator: case K::ConditionalExpression: case K::ParenthesizedExpression: case K::String:
+    case K::ConcatenatedString: case K::Integer: case K::Float: case K::True: case K::False: case K::None:
+    case K::List: case K::Tuple: case K::Set: case K::Dictionary: case K::Pair: case K::ListComprehension:
+    case K::SetComprehension: case K::DictionaryComprehension: case K::GeneratorExpression:
+    case K::ExpressionList: case K::PatternList: case K::Lambda: case K::Await:
+    case K::Parameters: case K::TypedParameter: case K::DefaultParameter: case K::TypedDefaultParameter:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Functions, classes, imports, comments and syntax errors of one file: one iterative pass.
 struct LocalIndex {
   std::vector<FuncInfo> funcs;    // file-local ids in `parent`/`cls`
@@ -182,7 +201,11 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
         }
       }
     }
-    if (ts_tree_cursor_goto_first_child(&c)) {
+    // A node on one line can hold a comment only as its last token, and tree-sitter leaves trailing comments to
+    // the parent: one-line expressions and simple statements hold nothing to index unless they hold an error.
+    const bool skip = single_line_leaf_kind(k) && ts_node_start_point(n).row == ts_node_end_point(n).row &&
+                      !(has_error && ts_node_has_error(n));
+    if (!skip && ts_tree_cursor_goto_first_child(&c)) {
       ++depth;
       if (ctx.size() <= depth) ctx.resize(depth + 1);
       ctx[depth] = child;
