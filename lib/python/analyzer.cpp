@@ -414,6 +414,13 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     if (parser) ts_parser_delete(parser);
 
   // Global ids.
+  std::size_t func_count = 0, class_count = 0;
+  for (const LocalIndex& li : locals) {
+    func_count += li.funcs.size();
+    class_count += li.classes.size();
+  }
+  p.funcs.reserve(func_count);
+  p.classes.reserve(class_count);
   for (std::size_t i = 0; i < files.size(); ++i) {
     FileModel& fm = p.files[i];
     const int fbase = static_cast<int>(p.funcs.size());
@@ -556,7 +563,8 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     if (round + 1 >= kFullRounds && dirty_bytes > std::max(kSmallRoundBytes, total_bytes / 4)) break;
   }
 
-  for (std::size_t i = 0; i < files.size(); ++i) {
+  // Results, and the trees freed, on all threads (freeing a tree is a walk over all its nodes).
+  parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
     r.findings = std::move(outputs[i].findings);
@@ -565,7 +573,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     r.errors = std::move(fm.errors);
     if (fm.tree) ts_tree_delete(fm.tree);
     fm.tree = nullptr;
-  }
+  });
   return results;
 }
 
