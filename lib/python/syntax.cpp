@@ -145,6 +145,11 @@ NamedChildren::NamedChildren(TSNode n) {
     out = heap_.data();
     data_ = out;
   }
+  if (count <= kDirect) {
+    // Few children: direct indexing (each lookup scans from the first child) beats moving a cursor.
+    for (std::uint32_t i = 0; i < count; ++i) out[size_++] = ts_node_named_child(n, i);
+    return;
+  }
   thread_local ThreadCursor tc;
   TSTreeCursor& c = tc.at(n);
   if (ts_tree_cursor_goto_first_child(&c)) {

@@ -55,6 +55,7 @@ class NamedChildren {
 
  private:
   static constexpr std::size_t kInline = 8;
+  static constexpr std::uint32_t kDirect = 4;
   std::array<TSNode, kInline> inline_;
   std::vector<TSNode> heap_;
   const TSNode* data_ = nullptr;
