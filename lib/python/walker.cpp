@@ -1231,7 +1231,9 @@ void Walker::collect_args(TSNode an, CallInfo& ci) {
     ci.args.push_back(Arg{an, {}, expr(an)});
     return;
   }
-  for (TSNode an_i : named_children(an)) {
+  const NamedChildren children = named_children(an);
+  ci.args.reserve(ci.args.size() + children.size());
+  for (TSNode an_i : children) {
     TSNode a = an_i;
     switch (kind(a)) {
       case K::Comment: break;
