@@ -74,8 +74,10 @@ const KindTable& kinds() {
 
 K kind(TSNode n) {
   if (ts_node_is_null(n)) return K::Other;
-  if (ts_node_is_error(n)) return K::Error;
+  // One symbol lookup: ts_node_is_error(n) is ts_node_symbol(n) == the built-in error symbol.
+  constexpr TSSymbol kErrorSymbol = static_cast<TSSymbol>(-1);
   const TSSymbol s = ts_node_symbol(n);
+  if (s == kErrorSymbol) return K::Error;
   const auto& t = kinds().by_symbol;
   return s < t.size() ? t[s] : K::Other;
 }
