@@ -71,6 +71,32 @@ TEST(Robustness, CommentsAreReturnedWithCodePointColumns) {
   EXPECT_EQ(r.comments[1].begin.line, 2u);
 }
 
+TEST(Robustness, CommentsInsideStatementsAndExpressionsAreReturned) {
+  // The index pass skips the inside of one-line expressions; comments inside multi-line ones, after a
+  // decorator (whose newline follows the comment) and after one-line statements must all be found.
+  const auto r = analyze(
+      "@decorate  # c1\n"
+      "def f(a,  # c2\n"
+      "      b):\n"
+      "    return g(a,  # c3\n"
+      "             [b,  # c4\n"
+      "              1])  # c5\n"
+      "def h(): return 1  # c6\n"
+      "x = (1 +  # c7\n"
+      "     2)\n");
+  std::vector<std::string> texts;
+  for (const auto& c : r.comments) texts.push_back(c.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"# c1", "# c2", "# c3", "# c4", "# c5", "# c6", "# c7"}));
+}
+
+TEST(Robustness, CommentsNearSyntaxErrorsAreReturned) {
+  const auto r = analyze("x = f(1,  # c1\n  2, )) # c2\ny = 1  # c3\n");
+  EXPECT_FALSE(r.errors.empty());
+  std::vector<std::string> texts;
+  for (const auto& c : r.comments) texts.push_back(c.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"# c1", "# c2", "# c3"}));
+}
+
 TEST(Robustness, ColumnsCountCodePoints) {
   const auto r = analyze("import torch\nfor i in range(2):\n    s = 'ééé'; torch.ones(1, device='cuda').item()\n");
   ASSERT_EQ(r.findings.size(), 1u);
