@@ -20,9 +20,10 @@ namespace {
 constexpr int kMaxRounds = 8;
 constexpr int kFullRounds = 2;
 constexpr std::size_t kSmallRoundBytes = 2u << 20;
-// Syntax trees are kept between rounds for this much source (about 25 bytes of tree per byte); the trees of
-// the other files are freed after each walk and parsed again when a later round needs them.
-constexpr std::size_t kKeptTreeBytes = 8u << 20;
+// Syntax trees are kept between rounds up to this many bytes of tree (measured around each parse; about
+// 20 bytes of tree per byte of source); the trees of the other files are freed after each walk and parsed
+// again when a later round needs them.
+constexpr std::size_t kKeptTreeBytes = 190u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>
@@ -304,7 +305,7 @@ void size_summaries(Summaries& s, const Project& p) {
   s.globals.assign(p.files.size(), {});
 }
 
-void parameter_facts(Project& p) {
+void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges) {
   for (std::size_t f = 0; f < p.funcs.size(); ++f) {
     FuncSummary& s = p.next.funcs[f];
     s.params.assign(p.funcs[f].params.size(), Value{});
@@ -315,7 +316,8 @@ void parameter_facts(Project& p) {
     s.params[i] = s.param_known[i] ? join(s.params[i], v) : v;
     s.param_known[i] = true;
   };
-  for (const CallEdge& e : p.edges) {
+  for (const CallEdge* ep : edges) {
+    const CallEdge& e = *ep;
     if (e.callee < 0) continue;
     const FuncInfo& fi = p.funcs[e.callee];
     FuncSummary& s = p.next.funcs[e.callee];
@@ -328,7 +330,8 @@ void parameter_facts(Project& p) {
   }
 }
 
-std::vector<FuncHeat> compute_heat(const Project& p) {
+// The hot context of every function from the call edges; FuncHeat::via indexes `edges`.
+std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const CallEdge*>& edges) {
   std::vector<FuncHeat> h(p.funcs.size());
   const auto& hot = p.options->hot_functions;
   for (std::size_t f = 0; f < p.funcs.size(); ++f) {
@@ -337,8 +340,8 @@ std::vector<FuncHeat> compute_heat(const Project& p) {
   }
   for (int iter = 0; iter < 64; ++iter) {
     bool changed = false;
-    for (std::size_t i = 0; i < p.edges.size(); ++i) {
-      const CallEdge& e = p.edges[i];
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      const CallEdge& e = *edges[i];
       if (e.callee < 0 || e.caller < 0) continue;
       Heat eh = e.lex.in_loop ? e.lex.heat : h[e.caller].heat;
       if (!e.lex.in_loop && e.lex.periodic && eh == Heat::Hot) eh = Heat::Periodic;
@@ -358,6 +361,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   std::vector<FileResult> results(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) results[i].path = files[i].path;
   if (files.empty()) return results;
+  use_tree_allocator();
 
   Project p;
   p.options = &options;
@@ -378,20 +382,31 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     p.display_of[fm.path] = fm.display;
   }
 
-  // Trees kept for the rounds: the first files up to kKeptTreeBytes of source; the others are parsed
-  // again when walked.
   std::size_t total_bytes = 0;
+  for (const SourceFile& f : files) total_bytes += f.text.size();
+  // Files are parsed and walked largest first, and their trees kept, first come first kept, while
+  // kKeptTreeBytes lasts: the largest trees are the ones kept (a tree parsed again for a walk and freed after
+  // it is then a small one, next to the kept ones), and the threads end together. Which trees are kept
+  // changes the time and memory, never the results.
+  std::vector<std::size_t> by_size(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) by_size[i] = i;
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](std::size_t a, std::size_t b) { return files[a].text.size() > files[b].text.size(); });
   std::vector<char> keep_tree(files.size(), 0);
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    keep_tree[i] = total_bytes + files[i].text.size() <= kKeptTreeBytes || files.size() == 1;
-    total_bytes += files[i].text.size();
-  }
+  std::atomic<std::size_t> kept_bytes{0};
+  auto keep = [&](std::size_t bytes) {
+    std::size_t kept = kept_bytes.load();
+    while (kept + bytes <= kKeptTreeBytes)
+      if (kept_bytes.compare_exchange_weak(kept, kept + bytes)) return true;
+    return false;
+  };
 
   // Parse and index, one parser per thread.
   const unsigned jobs = std::max(1u, options.jobs);
   std::vector<TSParser*> parsers(std::min<std::size_t>(jobs, files.size()), nullptr);
   std::vector<LocalIndex> locals(files.size());
-  parallel_for(files.size(), jobs, [&](std::size_t i, unsigned t) {
+  parallel_for(files.size(), jobs, [&](std::size_t k, unsigned t) {
+    const std::size_t i = by_size[k];
     if (!parsers[t]) {
       parsers[t] = ts_parser_new();
       ts_parser_set_language(parsers[t], python_language());
@@ -399,12 +414,15 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     FileModel& fm = p.files[i];
     const std::string& text = files[i].text;
     fm.src = std::make_unique<SourceText>(fm.path, text);
+    const std::int64_t before = tree_bytes_held_here();
     fm.tree = ts_parser_parse_string(parsers[t], nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
+    const auto tree_bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, tree_bytes_held_here() - before));
     if (!fm.tree) {
       fm.errors.push_back(FileError{fm.path, "could not parse the file", true, std::nullopt});
       fm.tree = ts_parser_parse_string(parsers[t], nullptr, "", 0);
     }
     index_file(fm, locals[i], static_cast<int>(i));
+    keep_tree[i] = files.size() == 1 || keep(tree_bytes);
     if (!keep_tree[i]) {
       ts_tree_delete(fm.tree);
       fm.tree = nullptr;
@@ -478,7 +496,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
   // that read something that changed are walked again; the others keep their output and summaries.
   size_summaries(p.prev, p);
-  p.heat = compute_heat(p);
+  p.heat = compute_heat(p, {});
   std::vector<FileOutput> outputs(files.size());
   std::vector<char> dirty(files.size(), 1);
 
@@ -488,7 +506,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   for (int round = 0; round < kMaxRounds; ++round) {
     size_summaries(p.next, p);
     std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < files.size(); ++i) {
+    for (std::size_t i : by_size) {
       if (dirty[i]) {
         todo.push_back(i);
         continue;
@@ -508,10 +526,21 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
         fm.tree = nullptr;
       }
     });
+    std::vector<const CallEdge*> edges;
+    for (const FileOutput& o : outputs)
+      for (const CallEdge& e : o.edges) edges.push_back(&e);
+    parameter_facts(p, edges);
+    std::vector<FuncHeat> heat = compute_heat(p, edges);
+    // The next round reads only the edges that made functions hot (Walker::chain), while the files it walks
+    // again replace their edges: those are copied, and `via` points at the copies.
     p.edges.clear();
-    for (auto& o : outputs) p.edges.insert(p.edges.end(), o.edges.begin(), o.edges.end());
-    parameter_facts(p);
-    std::vector<FuncHeat> heat = compute_heat(p);
+    std::unordered_map<int, int> copied;
+    for (FuncHeat& h : heat) {
+      if (h.via < 0) continue;
+      auto [it, added] = copied.emplace(h.via, static_cast<int>(p.edges.size()));
+      if (added) p.edges.push_back(*edges[h.via]);
+      h.via = it->second;
+    }
 
     // What changed, and which files read it.
     // A changed result or effect matters to the callers; changed parameter facts, or a changed heat of a

@@ -102,6 +102,10 @@ const Value* Project::class_attr(int cls, const std::string& name) const {
   return nullptr;
 }
 
+SourceRange Project::range(const CallEdge& e, const Span& s) const {
+  return SourceRange{files[funcs[e.caller].file].path, s.begin, s.end};
+}
+
 std::string Project::where(const SourceRange& r) const {
   auto it = display_of.find(r.path);
   return (it == display_of.end() ? r.path : it->second) + ":" + std::to_string(r.begin.line);

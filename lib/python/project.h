@@ -79,19 +79,25 @@ struct FileModel {
   std::vector<RawImport> raw_imports;
 };
 
+// A range in the file of the function that holds it (call edges keep no path: there are many of them).
+struct Span {
+  Position begin;
+  Position end;
+};
+
 // Where a call sits in its caller, as far as the caller's own loops and guards tell.
 struct Lexical {
   Heat heat = Heat::Cold;
   bool in_loop = false;
-  SourceRange loop;
+  Span loop;
   bool periodic = false;
-  SourceRange guard;
+  Span guard;
 };
 
 struct CallEdge {
   int caller = -1;
   int callee = -1;
-  SourceRange call;
+  Span call;
   Lexical lex;
   bool bound_self = false;
   std::vector<Value> positional;
@@ -138,7 +144,7 @@ struct Project {
 
   Summaries prev;   // read during a round
   Summaries next;   // written during a round (each file writes only its own entries)
-  std::vector<CallEdge> edges;
+  std::vector<CallEdge> edges;  // the call edges that made functions hot (FuncHeat::via), of the last round
   std::vector<FuncHeat> heat;
 
   // A project module named `dotted` as seen from `importer`, or -1.
@@ -148,6 +154,8 @@ struct Project {
   // A class attribute fact (class or bases) from the previous round, or nullptr.
   const Value* class_attr(int cls, const std::string& name) const;
   std::string where(const SourceRange& r) const;  // "train.py:42"
+  // A span of edge `e` (in its caller's file) as a source range.
+  SourceRange range(const CallEdge& e, const Span& s) const;
   std::unordered_map<std::string, std::string> display_of;  // path -> display path
 };
 

@@ -1,7 +1,13 @@
 #include "python/syntax.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 #include <mutex>
 #include <unordered_map>
 
@@ -194,5 +200,213 @@ Position SourceText::position(TSPoint p) const {
 SourceRange SourceText::range(TSNode n) const {
   return SourceRange{path_, position(ts_node_start_point(n)), position(ts_node_end_point(n))};
 }
+
+
+// ============================================================================ tree allocator
+
+namespace {
+// Small blocks (syntax tree nodes, leaves, the parser's small arrays) come from 64 KiB slabs of one size
+// class each, carved from one reserved address range. A block has no header (glibc's malloc adds 8 bytes
+// and rounds to 16: about 15% of a tree). Freed blocks go to a per-thread list of their class (no locking);
+// lists move to and from shared ones in batches, and whole when a thread ends. Larger blocks, and all blocks
+// once the range is used up or could not be reserved, come from malloc; a pointer outside the range is
+// malloc's. Memory is reused, never returned to the system.
+namespace talloc {
+constexpr std::size_t kGranule = 8;
+constexpr std::size_t kMaxSmall = 256;
+constexpr std::size_t kClasses = kMaxSmall / kGranule + 1;  // class c holds blocks of c * kGranule bytes
+constexpr std::size_t kSlab = 64u << 10;
+constexpr std::size_t kRange = std::size_t{16} << 30;  // address space only: untouched pages take no memory
+constexpr std::uint32_t kBatch = 256;  // blocks moved between a thread's list and the shared one at a time
+
+struct Block {
+  Block* next;
+};
+
+char* range_begin = nullptr;
+std::atomic<std::size_t> range_used{0};
+std::uint8_t* slab_class = nullptr;  // class of each slab of the range
+
+std::mutex shared_mutex;
+std::array<Block*, kClasses> shared_head{};
+std::array<Block*, kClasses> shared_tail{};
+
+struct Cache {
+  std::array<Block*, kClasses> head;
+  std::array<Block*, kClasses> tail;
+  std::array<std::uint32_t, kClasses> count;
+  std::array<char*, kClasses> bump;
+  std::array<char*, kClasses> bump_end;
+  std::int64_t held;  // bytes allocated minus bytes freed on this thread
+  bool live;          // a Flusher is registered for this thread
+  bool dead;          // this thread's Flusher ran: the thread is ending
+};
+thread_local Cache cache{};  // trivially destructible: usable during thread exit
+
+bool in_range(const void* p) {
+  return range_begin != nullptr && static_cast<const char*>(p) >= range_begin &&
+         static_cast<const char*>(p) < range_begin + kRange;
+}
+std::size_t class_of(const void* p) {
+  return slab_class[static_cast<std::size_t>(static_cast<const char*>(p) - range_begin) / kSlab];
+}
+
+void push_shared(std::size_t c, Block* head, Block* tail) {
+  std::lock_guard<std::mutex> lock(shared_mutex);
+  tail->next = shared_head[c];
+  if (!shared_head[c]) shared_tail[c] = tail;
+  shared_head[c] = head;
+}
+
+void push_local(std::size_t c, Block* b) {
+  b->next = cache.head[c];
+  if (!cache.head[c]) cache.tail[c] = b;
+  cache.head[c] = b;
+  ++cache.count[c];
+}
+
+// Hands this thread's free blocks, and the rest of its slabs, to the shared lists.
+void flush() {
+  for (std::size_t c = 1; c < kClasses; ++c) {
+    const std::size_t size = c * kGranule;
+    for (char* b = cache.bump[c]; b && b + size <= cache.bump_end[c]; b += size) push_local(c, reinterpret_cast<Block*>(b));
+    cache.bump[c] = cache.bump_end[c] = nullptr;
+    if (cache.head[c]) push_shared(c, cache.head[c], cache.tail[c]);
+    cache.head[c] = cache.tail[c] = nullptr;
+    cache.count[c] = 0;
+  }
+}
+
+struct Flusher {
+  ~Flusher() {
+    flush();
+    cache.dead = true;
+  }
+};
+
+void* allocate_large(std::size_t size) {
+  void* p = std::malloc(size);
+  if (!p) std::abort();  // as tree-sitter's own allocator does
+  cache.held += static_cast<std::int64_t>(malloc_usable_size(p));
+  return p;
+}
+
+void* allocate(std::size_t size) {
+  const std::size_t c = (std::max<std::size_t>(size, 1) + kGranule - 1) / kGranule;
+  if (c >= kClasses || cache.dead || !range_begin) return allocate_large(size);
+  if (!cache.live) {
+    thread_local Flusher flusher;
+    (void)flusher;
+    cache.live = true;
+  }
+  const std::size_t bytes = c * kGranule;
+  if (Block* b = cache.head[c]) {
+    cache.head[c] = b->next;
+    --cache.count[c];
+    cache.held += static_cast<std::int64_t>(bytes);
+    return b;
+  }
+  {
+    // Up to kBatch blocks from the shared list (all of them would leave the other threads none).
+    std::lock_guard<std::mutex> lock(shared_mutex);
+    if (Block* b = shared_head[c]) {
+      Block* last = b;
+      std::uint32_t n = 1;
+      for (; n < kBatch && last->next; ++n) last = last->next;
+      shared_head[c] = last->next;
+      if (!shared_head[c]) shared_tail[c] = nullptr;
+      last->next = nullptr;
+      cache.head[c] = b->next;
+      cache.tail[c] = b->next ? last : nullptr;
+      cache.count[c] = n - 1;
+      cache.held += static_cast<std::int64_t>(bytes);
+      return b;
+    }
+  }
+  if (!cache.bump[c] || cache.bump[c] + bytes > cache.bump_end[c]) {
+    const std::size_t at = range_used.fetch_add(kSlab);
+    if (at + kSlab > kRange) return allocate_large(size);
+    slab_class[at / kSlab] = static_cast<std::uint8_t>(c);
+    cache.bump[c] = range_begin + at;
+    cache.bump_end[c] = cache.bump[c] + kSlab;
+  }
+  void* p = cache.bump[c];
+  cache.bump[c] += bytes;
+  cache.held += static_cast<std::int64_t>(bytes);
+  return p;
+}
+
+void release(void* p) {
+  if (!p) return;
+  if (!in_range(p)) {
+    cache.held -= static_cast<std::int64_t>(malloc_usable_size(p));
+    std::free(p);
+    return;
+  }
+  const std::size_t c = class_of(p);
+  cache.held -= static_cast<std::int64_t>(c * kGranule);
+  Block* b = static_cast<Block*>(p);
+  if (cache.dead) {
+    b->next = nullptr;
+    push_shared(c, b, b);
+    return;
+  }
+  push_local(c, b);
+  if (cache.count[c] >= 2 * kBatch) {
+    // Blocks freed here may have been allocated by another thread: keep kBatch, share the rest.
+    Block* last = cache.head[c];
+    for (std::uint32_t n = 1; n < kBatch; ++n) last = last->next;
+    Block* rest = last->next;
+    last->next = nullptr;
+    push_shared(c, rest, cache.tail[c]);
+    cache.tail[c] = last;
+    cache.count[c] = kBatch;
+  }
+}
+
+void* zeroed(std::size_t count, std::size_t size) {
+  const std::size_t bytes = count * size;
+  void* p = allocate(bytes);
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+void* resize(void* p, std::size_t size) {
+  if (!p) return allocate(size);
+  std::size_t old = 0;
+  if (in_range(p)) {
+    old = class_of(p) * kGranule;
+    if (size <= old && size > old / 2) return p;
+  } else {
+    old = malloc_usable_size(p);
+  }
+  void* q = allocate(size);
+  std::memcpy(q, p, std::min(old, size));
+  release(p);
+  return q;
+}
+}  // namespace talloc
+}  // namespace
+
+void use_tree_allocator() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    constexpr int kProt = PROT_READ | PROT_WRITE, kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    void* range = mmap(nullptr, talloc::kRange, kProt, kFlags, -1, 0);
+    void* classes = mmap(nullptr, talloc::kRange / talloc::kSlab, kProt, kFlags, -1, 0);
+    if (range != MAP_FAILED && classes != MAP_FAILED) {
+      talloc::slab_class = static_cast<std::uint8_t*>(classes);
+      talloc::range_begin = static_cast<char*>(range);
+    } else {
+      if (range != MAP_FAILED) munmap(range, talloc::kRange);
+      if (classes != MAP_FAILED) munmap(classes, talloc::kRange / talloc::kSlab);
+    }
+    // Without the range every block comes from malloc; the count of bytes held per thread still works.
+    ts_set_allocator(talloc::allocate, talloc::zeroed, talloc::resize, talloc::release);
+  });
+}
+
+std::int64_t tree_bytes_held_here() { return talloc::cache.held; }
+std::size_t slab_bytes() { return talloc::range_used.load(); }
 
 }  // namespace synclint::python

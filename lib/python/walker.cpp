@@ -170,6 +170,7 @@ class Walker final : public Checker {
   std::string where(TSNode n) const override { return f_.display + ":" + std::to_string(src_.line(n)); }
   void report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what, std::string_view fix,
               bool syncs, std::vector<TextEdit> edits) override;
+  Span span(TSNode n) const { return Span{src_.position(ts_node_start_point(n)), src_.position(ts_node_end_point(n))}; }
   SourceRange before_end(TSNode n) const override {
     TSPoint end = ts_node_end_point(n);
     if (end.column > 0) --end.column;
@@ -1358,7 +1359,7 @@ Value Walker::project_call(int callee, const CallInfo& ci, bool bound, bool& wor
   CallEdge e;
   e.caller = func_;
   e.callee = callee;
-  e.call = src_.range(ci.node);
+  e.call = span(ci.node);
   e.lex = lexical();
   e.bound_self = bound;
   for (const Arg& a : ci.args) {
@@ -1823,9 +1824,9 @@ Lexical Walker::lexical() const {
   Lexical l;
   l.heat = h.heat;
   l.in_loop = h.in_loop;
-  if (h.in_loop) l.loop = src_.range(h.loop);
+  if (h.in_loop) l.loop = span(h.loop);
   l.periodic = h.periodic;
-  if (h.periodic) l.guard = src_.range(h.guard);
+  if (h.periodic) l.guard = span(h.guard);
   return l;
 }
 
@@ -1843,14 +1844,15 @@ void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& re
     }
     if (fh.via < 0 || static_cast<std::size_t>(fh.via) >= p_.edges.size()) return;
     const CallEdge& e = p_.edges[fh.via];
-    std::string msg = "called from " + p_.where(e.call);
-    if (e.lex.in_loop) msg += " inside loop at " + p_.where(e.lex.loop);
-    if (e.lex.periodic && heat == Heat::Periodic) msg += " under the periodic guard at " + p_.where(e.lex.guard);
-    related.push_back({e.call, msg});
-    if (e.lex.periodic) related.push_back({e.lex.guard, "periodic guard at " + p_.where(e.lex.guard)});
+    const SourceRange call = p_.range(e, e.call), loop = p_.range(e, e.lex.loop), guard = p_.range(e, e.lex.guard);
+    std::string msg = "called from " + p_.where(call);
+    if (e.lex.in_loop) msg += " inside loop at " + p_.where(loop);
+    if (e.lex.periodic && heat == Heat::Periodic) msg += " under the periodic guard at " + p_.where(guard);
+    related.push_back({call, msg});
+    if (e.lex.periodic) related.push_back({guard, "periodic guard at " + p_.where(guard)});
     if (e.lex.in_loop) {
       called = msg;
-      related.push_back({e.lex.loop, "inside loop at " + p_.where(e.lex.loop)});
+      related.push_back({loop, "inside loop at " + p_.where(loop)});
       return;
     }
     called = msg;
