@@ -208,7 +208,7 @@ namespace {
 // Small blocks (syntax tree nodes, leaves, the parser's small arrays) come from 64 KiB slabs of one size
 // class each, carved from one reserved address range. A block has no header (glibc's malloc adds 8 bytes
 // and rounds to 16: about 15% of a tree). Freed blocks go to a per-thread list of their class (no locking);
-// lists move to and from shared ones in batches, and whole when a thread ends. Larger blocks, and all blocks
+// they move to and from shared lists in batches, and all of them when a thread ends. Larger blocks, and all blocks
 // once the range is used up or could not be reserved, come from malloc; a pointer outside the range is
 // malloc's. Memory is reused, never returned to the system.
 namespace talloc {
@@ -227,14 +227,19 @@ char* range_begin = nullptr;
 std::atomic<std::size_t> range_used{0};
 std::uint8_t* slab_class = nullptr;  // class of each slab of the range
 
+// Free blocks move between threads in batches of up to kBatch blocks (a list with its last block and count).
+struct Batch {
+  Block* head = nullptr;
+  Block* tail = nullptr;
+  std::uint32_t count = 0;
+};
 std::mutex shared_mutex;
-std::array<Block*, kClasses> shared_head{};
-std::array<Block*, kClasses> shared_tail{};
+std::array<std::vector<Batch>, kClasses> shared;                    // guarded by shared_mutex
+std::array<std::atomic<std::uint32_t>, kClasses> shared_batches{};  // shared[c].size(), read without the lock
 
 struct Cache {
-  std::array<Block*, kClasses> head;
-  std::array<Block*, kClasses> tail;
-  std::array<std::uint32_t, kClasses> count;
+  std::array<Batch, kClasses> free;   // blocks handed out first
+  std::array<Batch, kClasses> spill;  // blocks freed while `free` is full: shared once a batch is complete
   std::array<char*, kClasses> bump;
   std::array<char*, kClasses> bump_end;
   std::int64_t held;  // bytes allocated minus bytes freed on this thread
@@ -251,29 +256,41 @@ std::size_t class_of(const void* p) {
   return slab_class[static_cast<std::size_t>(static_cast<const char*>(p) - range_begin) / kSlab];
 }
 
-void push_shared(std::size_t c, Block* head, Block* tail) {
-  std::lock_guard<std::mutex> lock(shared_mutex);
-  tail->next = shared_head[c];
-  if (!shared_head[c]) shared_tail[c] = tail;
-  shared_head[c] = head;
+void push(Batch& b, Block* blk) {
+  blk->next = b.head;
+  if (!b.head) b.tail = blk;
+  b.head = blk;
+  ++b.count;
 }
 
-void push_local(std::size_t c, Block* b) {
-  b->next = cache.head[c];
-  if (!cache.head[c]) cache.tail[c] = b;
-  cache.head[c] = b;
-  ++cache.count[c];
+void share(std::size_t c, Batch& b) {
+  if (!b.head) return;
+  std::lock_guard<std::mutex> lock(shared_mutex);
+  shared[c].push_back(b);
+  shared_batches[c].store(static_cast<std::uint32_t>(shared[c].size()), std::memory_order_relaxed);
+  b = Batch{};
+}
+
+bool take_shared(std::size_t c, Batch& into) {
+  if (shared_batches[c].load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(shared_mutex);
+  if (shared[c].empty()) return false;
+  into = shared[c].back();
+  shared[c].pop_back();
+  shared_batches[c].store(static_cast<std::uint32_t>(shared[c].size()), std::memory_order_relaxed);
+  return true;
 }
 
 // Hands this thread's free blocks, and the rest of its slabs, to the shared lists.
 void flush() {
   for (std::size_t c = 1; c < kClasses; ++c) {
     const std::size_t size = c * kGranule;
-    for (char* b = cache.bump[c]; b && b + size <= cache.bump_end[c]; b += size) push_local(c, reinterpret_cast<Block*>(b));
+    Batch rest;
+    for (char* b = cache.bump[c]; b && b + size <= cache.bump_end[c]; b += size) push(rest, reinterpret_cast<Block*>(b));
     cache.bump[c] = cache.bump_end[c] = nullptr;
-    if (cache.head[c]) push_shared(c, cache.head[c], cache.tail[c]);
-    cache.head[c] = cache.tail[c] = nullptr;
-    cache.count[c] = 0;
+    share(c, rest);
+    share(c, cache.free[c]);
+    share(c, cache.spill[c]);
   }
 }
 
@@ -300,28 +317,16 @@ void* allocate(std::size_t size) {
     cache.live = true;
   }
   const std::size_t bytes = c * kGranule;
-  if (Block* b = cache.head[c]) {
-    cache.head[c] = b->next;
-    --cache.count[c];
+  Batch& f = cache.free[c];
+  if (!f.head) {
+    if (cache.spill[c].head) std::swap(f, cache.spill[c]);
+    else take_shared(c, f);
+  }
+  if (Block* b = f.head) {
+    f.head = b->next;
+    --f.count;
     cache.held += static_cast<std::int64_t>(bytes);
     return b;
-  }
-  {
-    // Up to kBatch blocks from the shared list (all of them would leave the other threads none).
-    std::lock_guard<std::mutex> lock(shared_mutex);
-    if (Block* b = shared_head[c]) {
-      Block* last = b;
-      std::uint32_t n = 1;
-      for (; n < kBatch && last->next; ++n) last = last->next;
-      shared_head[c] = last->next;
-      if (!shared_head[c]) shared_tail[c] = nullptr;
-      last->next = nullptr;
-      cache.head[c] = b->next;
-      cache.tail[c] = b->next ? last : nullptr;
-      cache.count[c] = n - 1;
-      cache.held += static_cast<std::int64_t>(bytes);
-      return b;
-    }
   }
   if (!cache.bump[c] || cache.bump[c] + bytes > cache.bump_end[c]) {
     const std::size_t at = range_used.fetch_add(kSlab);
@@ -347,21 +352,19 @@ void release(void* p) {
   cache.held -= static_cast<std::int64_t>(c * kGranule);
   Block* b = static_cast<Block*>(p);
   if (cache.dead) {
-    b->next = nullptr;
-    push_shared(c, b, b);
+    Batch one;
+    push(one, b);
+    share(c, one);
     return;
   }
-  push_local(c, b);
-  if (cache.count[c] >= 2 * kBatch) {
-    // Blocks freed here may have been allocated by another thread: keep kBatch, share the rest.
-    Block* last = cache.head[c];
-    for (std::uint32_t n = 1; n < kBatch; ++n) last = last->next;
-    Block* rest = last->next;
-    last->next = nullptr;
-    push_shared(c, rest, cache.tail[c]);
-    cache.tail[c] = last;
-    cache.count[c] = kBatch;
+  // Blocks freed here may have been allocated by another thread: past kBatch free ones, complete batches are
+  // shared.
+  if (cache.free[c].count < kBatch) {
+    push(cache.free[c], b);
+    return;
   }
+  push(cache.spill[c], b);
+  if (cache.spill[c].count >= kBatch) share(c, cache.spill[c]);
 }
 
 void* zeroed(std::size_t count, std::size_t size) {
