@@ -23,7 +23,7 @@ constexpr std::size_t kSmallRoundBytes = 2u << 20;
 // Syntax trees are kept between rounds up to this many bytes of tree (measured around each parse; about
 // 20 bytes of tree per byte of source); the trees of the other files are freed after each walk and parsed
 // again when a later round needs them.
-constexpr std::size_t kKeptTreeBytes = 190u << 20;
+constexpr std::size_t kKeptTreeBytes = 210u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>
@@ -305,11 +305,12 @@ void size_summaries(Summaries& s, const Project& p) {
   s.globals.assign(p.files.size(), {});
 }
 
+// Joins the call sites' arguments into each callee's parameter facts (sized only for functions that have a
+// call site: an absent fact and an unknown one read the same).
 void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges) {
-  for (std::size_t f = 0; f < p.funcs.size(); ++f) {
-    FuncSummary& s = p.next.funcs[f];
-    s.params.assign(p.funcs[f].params.size(), Value{});
-    s.param_known.assign(p.funcs[f].params.size(), false);
+  for (FuncSummary& s : p.next.funcs) {
+    s.params.clear();
+    s.param_known.clear();
   }
   auto add = [&](FuncSummary& s, std::size_t i, const Value& v) {
     if (i >= s.params.size()) return;
@@ -321,6 +322,10 @@ void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges) {
     if (e.callee < 0) continue;
     const FuncInfo& fi = p.funcs[e.callee];
     FuncSummary& s = p.next.funcs[e.callee];
+    if (s.params.empty()) {
+      s.params.resize(fi.params.size());
+      s.param_known.resize(fi.params.size(), false);
+    }
     const std::size_t offset = (e.bound_self && fi.bound_first) ? 1 : 0;
     for (std::size_t i = 0; i < e.positional.size(); ++i) add(s, i + offset, e.positional[i]);
     for (const auto& [k, v] : e.keywords) {
@@ -443,17 +448,18 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     FileModel& fm = p.files[i];
     const int fbase = static_cast<int>(p.funcs.size());
     const int cbase = static_cast<int>(p.classes.size());
-    for (FuncInfo fi : locals[i].funcs) {
+    for (FuncInfo& fi : locals[i].funcs) {
       if (fi.cls >= 0) fi.cls += cbase;
       if (fi.parent >= 0) fi.parent += fbase;
       p.funcs.push_back(std::move(fi));
     }
-    for (ClassInfo ci : locals[i].classes) {
+    for (ClassInfo& ci : locals[i].classes) {
       for (auto& [name, id] : ci.methods) id += fbase;
       p.classes.push_back(std::move(ci));
     }
     fm.module_func = fbase;
     for (std::size_t f = 1; f < locals[i].funcs.size(); ++f) fm.funcs.push_back(fbase + static_cast<int>(f));
+    locals[i] = LocalIndex{};  // moved from: its memory goes back for the rounds
     for (auto& [name, id] : fm.top_funcs) id += fbase;
     for (auto& [name, id] : fm.top_classes) id += cbase;
   }
