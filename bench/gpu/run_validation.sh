@@ -9,9 +9,11 @@
 #   build   synclint + libsynclint_probe.so (build-gpu/) and train_cpp (build-gpu-train/), in parallel;
 #           header-only packages and tree-sitter sources come from .carry/ when the system lacks them
 #   (a)     unprobed step times, all modes and batches, one process per language (cnn_bench.py, train_cpp)
-#   (b)     each (mode, batch) as its own process under `synclint probe -o ...`, Python and C++
-#   (c)     the probe's overhead: mode none again without the probe, one process per (language, batch),
-#           to set beside (b)'s probed mode none
+#   (b)     every mode of one batch size in one process under `synclint probe -o ...` (the probe's
+#           defaults), Python and C++: the estimates and the step times they are compared with come from
+#           the same process
+#   (c)     the probe's overhead: mode none alone, unprobed and probed alternately, OVERHEAD_ROUNDS (2) times
+#           per (language, batch)
 #   (d)     optional, if time is left: mode none at batch 128 probed with full tracing (SYNCLINT_PROBE_SAMPLE=1)
 # Everything (JSON, logs, environment) goes to a work folder, archived as $OUT/gpu-validation.tar.gz after
 # each step (so a run cut short still returns what it had); $OUT/summary.txt holds validate.py's tables.
@@ -26,7 +28,6 @@ OUT="${OUT:-$root/bench/results/local-run}"
 W="${VALIDATION_WORKDIR:-/tmp/synclint-gpu-validation}"
 STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
 BATCHES=(16 128)
-MODES=(none loss norms batched)
 RUN_TIMEOUT="${RUN_TIMEOUT:-150}"
 # Runs are skipped once TIME_BUDGET_S seconds have passed (a device call has a hard limit; what ran is kept).
 deadline=$((SECONDS + ${TIME_BUDGET_S:-100000}))
@@ -100,63 +101,56 @@ if [[ -x "$train_cpp" ]]; then
 fi
 archive
 
-# ---- (b) each configuration under the probe
-# Mode none runs with REPS repetitions (it is the overhead measurement); the others with PROBED_REPS
-# (default 1: the probe's estimate is per call, and the measured savings come from step (a)).
-PROBED_REPS="${PROBED_REPS:-1}"
-run_probed() {  # lang mode batch [VAR=VALUE for the probe's environment]
-  local lang=$1 mode=$2 batch=$3 tag="$1-$2-$3" cmd reps=$PROBED_REPS env_extra=()
-  [[ -n "${4:-}" ]] && { env_extra=("$4"); tag="$tag-${5:?}"; }
-  if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py); else cmd=("$train_cpp"); fi
-  [[ $mode == none ]] && reps=$REPS
-  local t0=$SECONDS limit
+# ---- (b) every mode of one batch size in one process under the probe (the probe's defaults): the probe's
+# estimate per logging site and the step times it is compared with come from the same process, so the
+# machine's drift between processes does not enter the comparison.
+OVERHEAD_ROUNDS="${OVERHEAD_ROUNDS:-2}"
+run_bench() {  # probe|plain lang modes batch reps tag [VAR=VALUE]: one process; JSON $W/TAG.json
+  local how=$1 lang=$2 modes=$3 batch=$4 reps=$5 tag=$6 limit cmd env_extra=()
+  [[ -n "${7:-}" ]] && env_extra=("$7")
   limit=$(time_left)
-  ((limit > 0)) || { log "skipped probed $tag (time budget spent)"; return; }
-  cmd+=(--mode "$mode" --batch "$batch" --steps "$STEPS" --reps "$reps" --warmup "$WARMUP"
-        --json "$W/${tag/#$lang/$lang-probed}.json")
-  # The command goes to `synclint probe` as it is, options and all, after `--`.
-  env "${env_extra[@]}" timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" -- "${cmd[@]}" \
-    >"$W/probe-$tag.log" 2>&1 || log "probed $tag FAILED (rc=$?)"
-  echo "$((SECONDS - t0)) s wall" >"$W/time-probed-$tag.txt"
-}
-run_solo() {  # lang mode batch: one configuration as its own process, no probe
-  local lang=$1 mode=$2 batch=$3 cmd limit
-  limit=$(time_left)
-  ((limit > 0)) || { log "skipped unprobed $lang $mode $batch (time budget spent)"; return; }
-  if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py); else cmd=("$train_cpp"); fi
-  timeout "$limit" "${cmd[@]}" --mode "$mode" --batch "$batch" "${bench_args[@]}" \
-    --json "$W/$lang-solo-$mode-$batch.json" >/dev/null 2>"$W/$lang-solo-$mode-$batch.log" ||
-    log "unprobed $lang $mode $batch FAILED"
+  ((limit > 0)) || { log "skipped $tag (time budget spent)"; return; }
+  if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py --mode ${modes//,/ }); else cmd=("$train_cpp" --mode "$modes"); fi
+  cmd+=(--batch "$batch" --steps "$STEPS" --reps "$reps" --warmup "$WARMUP" --json "$W/$tag.json")
+  local t0=$SECONDS
+  if [[ $how == probe ]]; then
+    # The command goes to `synclint probe` as it is, options and all, after `--`.
+    env "${env_extra[@]}" timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" -- "${cmd[@]}" \
+      >"$W/probe-$tag.log" 2>&1 || log "$tag FAILED (rc=$?)"
+  else
+    timeout "$limit" "${cmd[@]}" >/dev/null 2>"$W/$tag.log" || log "$tag FAILED (rc=$?)"
+  fi
+  echo "$((SECONDS - t0)) s wall" >"$W/time-$tag.txt"
 }
 langs=(py)
 [[ -x "$train_cpp" ]] && langs+=(cpp)
 if [[ -n "$synclint" ]]; then
-  # (b) Python, then C++, every (mode, batch): the required runs come first.
   for lang in "${langs[@]}"; do
     for batch in "${BATCHES[@]}"; do
-      for mode in "${MODES[@]}"; do
-        log "(b) probed $lang $mode $batch"
-        run_probed "$lang" "$mode" "$batch"
-        archive
-      done
+      log "(b) probed $lang, all modes, batch $batch"
+      run_bench probe "$lang" all "$batch" "$REPS" "$lang-probed-all-$batch"
+      archive
     done
   done
-  # The ranked tables as `synclint probe` printed them (verbatim, from (b)'s logs).
-  for tag in py-norms-16 cpp-norms-16 py-loss-128 cpp-loss-128; do
+  # The ranked tables as `synclint probe` printed them (verbatim).
+  for tag in py-probed-all-16 cpp-probed-all-16 py-probed-all-128 cpp-probed-all-128; do
     [[ -f "$W/probe-$tag.log" ]] && cp "$W/probe-$tag.log" "$W/table-$tag.txt"
   done
-  # ---- (c) overhead: mode none, unprobed, one process each (beside (b)'s probed mode none)
-  for lang in "${langs[@]}"; do
-    for batch in "${BATCHES[@]}"; do
-      log "(c) unprobed $lang none $batch"
-      run_solo "$lang" none "$batch"
-      archive
+  # ---- (c) overhead: mode none alone, unprobed and probed alternately, OVERHEAD_ROUNDS times
+  for ((r = 1; r <= OVERHEAD_ROUNDS; r++)); do
+    for lang in "${langs[@]}"; do
+      for batch in "${BATCHES[@]}"; do
+        log "(c) round $r: $lang none $batch, unprobed then probed"
+        run_bench plain "$lang" none "$batch" "$REPS" "$lang-solo-none-$batch-r$r"
+        run_bench probe "$lang" none "$batch" "$REPS" "$lang-probed-none-$batch-r$r"
+        archive
+      done
     done
   done
   # ---- (d) optional: mode none traced in full (SYNCLINT_PROBE_SAMPLE=1), the overhead without sampling
   for lang in "${langs[@]}"; do
     log "(d) probed $lang none 128, full tracing"
-    run_probed "$lang" none 128 SYNCLINT_PROBE_SAMPLE=1 full
+    run_bench probe "$lang" none 128 "$REPS" "$lang-probed-none-128-full" SYNCLINT_PROBE_SAMPLE=1
     archive
   done
   # the probed reports' libraries and binaries, for the record

@@ -4,21 +4,23 @@
     validate.py DIR [--markdown]
 
 DIR holds (any missing part is skipped):
-  {py,cpp}-unprobed.json             step (a): every mode and batch, no probe
-  {py,cpp}-probed-MODE-BATCH.json    step (b): the benchmark's own timing while probed
-  probe-{py,cpp}-MODE-BATCH.json     step (b): the probe's report for that process
-  {py,cpp}-solo-none-BATCH.json      step (c): mode none unprobed, one process per batch
+  {py,cpp}-unprobed.json              step (a): every mode and batch, no probe, one process per language
+  {py,cpp}-probed-all-BATCH.json      step (b): every mode of one batch size in one probed process
+  probe-{py,cpp}-probed-all-BATCH.json  step (b): the probe's report for that process
+  {py,cpp}-{solo,probed}-none-BATCH-rK.json  step (c): mode none alone, unprobed / probed, round K
+  {py,cpp}-probed-none-128-full.json  step (d): mode none probed with full tracing
 
-Measured saving of a mode = its step time minus the step time of its reference mode:
+Measured saving of a mode = its step time minus the step time of its reference mode, in the same process:
   loss     vs none     (the loss is computed anyway; only the read differs)
   norms    vs compute  (compute does the same 22 norms on the GPU and never reads them)
   batched  vs compute  (the same GPU work; only the copy every 50 steps differs)
 and, for the record, every mode vs none (that difference also holds the cost of computing the norms,
 which the probe does not predict: it predicts the saving from removing the waits, not the work).
-Predicted saving per step = the sum of predicted_saving_ms (the ranked estimate: the site's reads removed
-entirely) over the logging sites (functions log_*), over the steps the probed process ran (warm-up
-included, since the probe sees all of them); "wait-only" is the same with wait_saving_ms (reports written
-before that field existed have none: "-").
+The comparison uses the step times of the probed process (b), where the estimates come from; the same
+savings measured in the unprobed process (a) are shown beside them.
+Predicted saving per step of a mode = predicted_saving_ms (the ranked estimate: the site's reads removed
+entirely) of its logging site (function log_MODE) over the steps that mode ran in the process (warm-up
+included, since the probe sees all of them); "wait-only" is the same with wait_saving_ms.
 Targets: the ranking of modes by predicted saving equals the ranking by measured saving; predicted within
 +-25% of measured wherever the measured saving is >= 5% of the step time; probe overhead <= 3% (mode none,
 probed vs unprobed).
@@ -146,36 +148,33 @@ def main(argv):
         out.append(table(rows, ["batch"] + list(MODES)))
         out.append("(±: half the spread of the repetitions, as % of the median)\n")
 
-        # ---- probe comparison
-        have_probe = bool(glob.glob(os.path.join(d, "probe-%s-*.json" % lang)))
-        if not have_probe:
-            continue
-        out.append("### %s: predicted vs measured saving per step\n" % lname)
-        rows = []
-        site_rows = []
+        # ---- probe comparison: estimates and step times of the same probed process
+        rows, site_rows = [], []
         for b in batches:
+            bench = load(os.path.join(d, "%s-probed-all-%d.json" % (lang, b)))
+            rep = load(os.path.join(d, "probe-%s-probed-all-%d.json" % (lang, b)))
+            if not bench or not rep:
+                continue
+            probed = medians(bench)
+            steps_of = bench.get("total_steps", {})
             meas_fair, pred_d, meas_none = {}, {}, {}
+            pn_all = probe_numbers(rep, 1)
             for m in SYNC_MODES:
-                t_mode = base.get((m, b), (None,))[0]
-                t_ref = base.get((REFERENCE[m], b), (None,))[0]
-                t_none = base.get(("none", b), (None,))[0]
+                t_mode = probed.get((m, b), (None,))[0]
+                t_ref = probed.get((REFERENCE[m], b), (None,))[0]
+                t_none = probed.get(("none", b), (None,))[0]
                 fair = t_mode - t_ref if t_mode is not None and t_ref is not None else None
                 vs_none = t_mode - t_none if t_mode is not None and t_none is not None else None
-                vs_batched = None
-                if m == "norms" and ("batched", b) in base and t_mode is not None:
-                    vs_batched = t_mode - base[("batched", b)][0]
-                rep = load(os.path.join(d, "probe-%s-%s-%d.json" % (lang, m, b)))
-                bench = load(os.path.join(d, "%s-probed-%s-%d.json" % (lang, m, b)))
-                steps = 0
-                if bench:
-                    steps = int(next(iter(bench.get("total_steps", {}).values()), 0))
-                if not steps:
-                    cfg = (bench or {}).get("config", {})
-                    steps = cfg.get("warmup", 50) + cfg.get("reps", 3) * cfg.get("steps", 300)
-                pn = probe_numbers(rep, steps) if rep else None
-                pred = pn["pred"] if pn else None
-                err = (pred - fair) / fair if pred is not None and fair else None
-                err_none = (pred - vs_none) / vs_none if pred is not None and vs_none else None
+                u_mode = base.get((m, b), (None,))[0]
+                u_ref = base.get((REFERENCE[m], b), (None,))[0]
+                unprobed_fair = u_mode - u_ref if u_mode is not None and u_ref is not None else None
+                steps = int(steps_of.get("%s/%d" % (m, b), 0)) or 1
+                mine = [s for s in pn_all["log_sites"] if ("log_" + m) in (site_fields(s)[2] or "")]
+                pn = probe_numbers(dict(rep, sites=mine), steps)
+                pred = pn["pred"] if mine else 0.0
+                err = (pred - fair) / fair if fair else None
+                err_none = (pred - vs_none) / vs_none if vs_none else None
+                err_unprobed = (pred - unprobed_fair) / unprobed_fair if unprobed_fair else None
                 share = fair / t_mode if fair is not None and t_mode else None
                 in_scope = share is not None and share >= MIN_SHARE
                 ok = None
@@ -185,69 +184,70 @@ def main(argv):
                                      (lname, b, m, fmt(pred), fmt(fair), pct(err)), ok, "error"))
                 if fair is not None:
                     meas_fair[m] = fair
-                if pred is not None:
-                    pred_d[m] = pred
+                pred_d[m] = pred
                 if vs_none is not None:
                     meas_none[m] = vs_none
-                rows.append([b, m, fmt(t_mode), "%s (%s)" % (fmt(fair), REFERENCE[m]),
-                             pct(share), fmt(vs_none), fmt(vs_batched),
-                             fmt(pred), fmt(pn["wait"]) if pn else "-",
-                             fmt(pn["sampled"], 2) if pn and pn["sampled"] is not None else "-",
-                             fmt(pn["blocked"]) if pn else "-", fmt(pn["idle"]) if pn else "-",
-                             "%.1f" % pn["calls_per_step"] if pn else "-", pct(err), pct(err_none),
-                             {None: "n/a (<5%)" if not in_scope else "no report", True: "yes", False: "NO"}[ok]])
-                if pn:
-                    for s in pn["sites"]:
-                        path, line, func = site_fields(s)
-                        site_rows.append([b, m, "%s:%s %s" % (os.path.basename(path or "?"), line, func or ""),
-                                          s.get("api", ""), s.get("calls", 0),
-                                          fmt(float(s.get("host_blocked_ms", 0))),
-                                          fmt(float(s.get("gpu_idle_ms", 0))),
-                                          fmt(float(s.get("predicted_saving_ms", 0))),
-                                          fmt(float(s["wait_saving_ms"])) if "wait_saving_ms" in s else "-",
-                                          "yes" if is_logging_site(s) else ""])
-                    if pn["status"] != "ok" or pn["dropped"]:
-                        out.append("note: %s b=%d %s: report status %r, %s dropped activity records" %
-                                   (lname, b, m, pn["status"], pn["dropped"]))
+                rows.append([b, m, fmt(t_mode), "%s (%s)" % (fmt(fair), REFERENCE[m]), pct(share), fmt(vs_none),
+                             fmt(pred), fmt(pn["wait"]) if mine else "-", fmt(pn["blocked"]), fmt(pn["idle"]),
+                             "%.1f" % pn["calls_per_step"], pct(err), pct(err_none),
+                             {None: "n/a (<5%)" if not in_scope else "-", True: "yes", False: "NO"}[ok],
+                             fmt(unprobed_fair), pct(err_unprobed)])
+            sampled = pn_all["sampled"]
+            out.append("%s batch %d: report status %r, %s dropped activity records, sampled fraction %s, replay error %s" %
+                       (lname, b, pn_all["status"], pn_all["dropped"], fmt(sampled, 3) if sampled is not None else "-",
+                        rep.get("totals", {}).get("replay_error", "-")))
+            for s in pn_all["sites"]:
+                path, line, func = site_fields(s)
+                site_rows.append([b, "%s:%s %s" % (os.path.basename(path or "?"), line, (func or "")[:60]),
+                                  s.get("api", ""), s.get("calls", 0), s.get("traced_calls", "-"),
+                                  fmt(float(s.get("host_blocked_ms", 0))), fmt(float(s.get("gpu_idle_ms", 0))),
+                                  fmt(float(s.get("predicted_saving_ms", 0))),
+                                  fmt(float(s["wait_saving_ms"])) if "wait_saving_ms" in s else "-",
+                                  "yes" if is_logging_site(s) else ""])
             if len(pred_d) == len(SYNC_MODES) and len(meas_fair) == len(SYNC_MODES):
-                same = rank(pred_d) == rank(meas_fair)
                 verdicts.append(("%s b=%d ranking: predicted %s, measured (fair references) %s" %
-                                 (lname, b, " > ".join(rank(pred_d)), " > ".join(rank(meas_fair))), same, "ranking"))
+                                 (lname, b, " > ".join(rank(pred_d)), " > ".join(rank(meas_fair))),
+                                 rank(pred_d) == rank(meas_fair), "ranking"))
                 if len(meas_none) == len(SYNC_MODES):
                     verdicts.append(("%s b=%d ranking vs none: predicted %s, measured vs none %s" %
                                      (lname, b, " > ".join(rank(pred_d)), " > ".join(rank(meas_none))),
                                      rank(pred_d) == rank(meas_none), "ranking"))
-        out.append(table(rows, ["batch", "mode", "ms/step", "measured saving (ref)", "% of step",
-                                "vs none", "vs batched", "predicted", "wait-only", "sampled", "host blocked", "GPU idle",
-                                "syncs/step", "error", "error vs none", "within ±25%"]))
-        out.append("(all in ms/step; predicted, host blocked and GPU idle: logging sites only, over all steps "
-                   "the probed process ran)\n")
-        out.append("#### %s: every site the probe reported (ms over the whole process)\n" % lname)
-        out.append(table(site_rows, ["batch", "mode", "site", "API", "calls", "host blocked", "GPU idle",
-                                     "predicted saving", "wait-only", "logging site"]) + "\n")
+        if rows:
+            out.append("\n### %s: predicted vs measured saving per step (same probed process)\n" % lname)
+            out.append(table(rows, ["batch", "mode", "ms/step (probed)", "measured saving (ref)", "% of step",
+                                    "vs none", "predicted", "wait-only", "host blocked", "GPU idle", "syncs/step",
+                                    "error", "error vs none", "within ±25%", "saving, unprobed process",
+                                    "error vs unprobed"]))
+            out.append("(all in ms/step; predicted, host blocked and GPU idle: the mode's logging site, over the "
+                       "steps that mode ran)\n")
+            out.append("#### %s: every site the probe reported (ms over the whole process)\n" % lname)
+            out.append(table(site_rows, ["batch", "site", "API", "calls", "traced calls", "host blocked",
+                                         "GPU idle", "predicted saving", "wait-only", "logging site"]) + "\n")
 
-        # ---- overhead
+        # ---- overhead: mode none alone, unprobed and probed processes alternated; all repetitions pooled
         rows = []
         for b in batches:
-            probed = medians(load(os.path.join(d, "%s-probed-none-%d.json" % (lang, b)))).get(("none", b))
-            solo = medians(load(os.path.join(d, "%s-solo-none-%d.json" % (lang, b)))).get(("none", b))
-            grid = base.get(("none", b))
-            unprobed = [x[0] for x in (grid, solo) if x]
-            if not probed or not unprobed:
+            def pooled(kind):
+                reps = []
+                for f in sorted(glob.glob(os.path.join(d, "%s-%s-none-%d-r*.json" % (lang, kind, b)))):
+                    reps += medians(load(f)).get(("none", b), (None, []))[1]
+                return reps
+            solo, probed = pooled("solo"), pooled("probed")
+            if not solo or not probed:
                 continue
-            ref = statistics.mean(unprobed)
-            ov = (probed[0] - ref) / ref
+            ref, med = statistics.median(solo), statistics.median(probed)
+            ov = (med - ref) / ref
             full = medians(load(os.path.join(d, "%s-probed-none-%d-full.json" % (lang, b)))).get(("none", b))
             ov_full = (full[0] - ref) / ref if full else None
-            rows.append([b, fmt(grid[0]) if grid else "-", fmt(solo[0]) if solo else "-", fmt(probed[0]), pct(ov),
+            rows.append([b, "%s (%d reps)" % (fmt(ref), len(solo)), "%s (%d reps)" % (fmt(med), len(probed)), pct(ov),
                          "yes" if ov <= OVERHEAD_TARGET else "NO",
                          "%s (%s)" % (fmt(full[0]), pct(ov_full)) if full else "-"])
             verdicts.append(("%s b=%d overhead %s (mode none, probed %s vs unprobed %s ms/step)" %
-                             (lname, b, pct(ov), fmt(probed[0]), fmt(ref)), ov <= OVERHEAD_TARGET, "overhead"))
+                             (lname, b, pct(ov), fmt(med), fmt(ref)), ov <= OVERHEAD_TARGET, "overhead"))
         if rows:
-            out.append("### %s: probe overhead, mode none (ms/step)\n" % lname)
-            out.append(table(rows, ["batch", "unprobed (all-modes process)", "unprobed (own process)",
-                                    "probed", "overhead", "<= 3%", "probed, full tracing"]) + "\n")
+            out.append("### %s: probe overhead, mode none (ms/step, medians of all repetitions)\n" % lname)
+            out.append(table(rows, ["batch", "unprobed", "probed (defaults)", "overhead", "<= 3%",
+                                    "probed, full tracing"]) + "\n")
     if not any_data:
         print("validate: no benchmark results in %s" % d, file=sys.stderr)
         return 1

@@ -223,6 +223,7 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     s.api = most(agg.apis);
     s.rule_guess = most(agg.rules);
     s.calls = agg.calls;
+    s.traced_calls = agg.calls;
     s.host_blocked_ms = agg.host_blocked_ns / 1e6;
     s.gpu_idle_ms = agg.gpu_idle_ns / 1e6;
     // The replay is monotone in theory; the bounds keep a modelling slip (multi-thread overlap,

@@ -33,6 +33,7 @@ struct SiteResult {
   std::string api;             // the blocking API seen most at this site ("cudaStreamSynchronize")
   std::string rule_guess;      // "SYNC001"... from the API pattern, "" when unsure
   std::uint64_t calls = 0;
+  std::uint64_t traced_calls = 0;  // calls in traced windows, that the estimates rest on (= calls unsampled)
   double host_blocked_ms = 0;
   double gpu_idle_ms = 0;
   // The ranked estimate: the replay with the site's reads removed entirely, as the recommended fixes do

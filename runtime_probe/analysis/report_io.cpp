@@ -67,6 +67,7 @@ std::string report_to_json(const ProbeReport& r) {
                      {"api", s.api},
                      {"rule_guess", s.rule_guess},
                      {"calls", s.calls},
+                     {"traced_calls", s.traced_calls},
                      {"host_blocked_ms", s.host_blocked_ms},
                      {"gpu_idle_ms", s.gpu_idle_ms},
                      {"predicted_saving_ms", s.predicted_saving_ms},
@@ -136,6 +137,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     s.api = field(j, "api", std::string(), where);
     s.rule_guess = field(j, "rule_guess", std::string(), where);
     s.calls = field<std::uint64_t>(j, "calls", 0, where);
+    s.traced_calls = field<std::uint64_t>(j, "traced_calls", s.calls, where);  // reports before the field: all
     s.host_blocked_ms = field(j, "host_blocked_ms", 0.0, where);
     s.gpu_idle_ms = field(j, "gpu_idle_ms", 0.0, where);
     s.predicted_saving_ms = field(j, "predicted_saving_ms", 0.0, where);
@@ -187,6 +189,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
       auto [it, fresh] = sites.emplace(key, s);
       if (!fresh) {
         it->second.calls += s.calls;
+        it->second.traced_calls += s.traced_calls;
         it->second.host_blocked_ms += s.host_blocked_ms;
         it->second.gpu_idle_ms += s.gpu_idle_ms;
         it->second.predicted_saving_ms += s.predicted_saving_ms;

@@ -68,6 +68,8 @@ bool load_cupti(CuptiApi& api, std::string& error) {
   bind(handle, "cuptiActivityGetNextRecord", api.activity_get_next_record, missing);
   bind(handle, "cuptiActivityGetNumDroppedRecords", api.activity_get_num_dropped_records, missing);
   bind(handle, "cuptiActivityFlushAll", api.activity_flush_all, missing);
+  std::string optional;
+  bind(handle, "cuptiActivityEnableLatencyTimestamps", api.enable_latency_timestamps, optional);
   if (!missing.empty()) {
     error = api.path + " lacks " + missing;
     return false;

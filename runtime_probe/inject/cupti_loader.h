@@ -22,6 +22,7 @@ struct CuptiApi {
   decltype(&cuptiActivityGetNextRecord) activity_get_next_record = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) activity_get_num_dropped_records = nullptr;
   decltype(&cuptiActivityFlushAll) activity_flush_all = nullptr;
+  decltype(&cuptiActivityEnableLatencyTimestamps) enable_latency_timestamps = nullptr;  // optional
   std::string path;  // the library that was opened
 
   // "CUPTI_ERROR_..." text for a result code (falls back to the number).

@@ -8,11 +8,11 @@
 //   SYNCLINT_PROBE_TRACE=1   also write trace-<pid>.json, a Chrome trace-event file
 //   SYNCLINT_PROBE_SKIP      path substrings of frames that are not the user's code (see site_filter.h)
 //   SYNCLINT_PROBE_WINDOW_MS / SYNCLINT_PROBE_WINDOW_CALLS   window bounds (2000 ms, 200000 calls)
-//   SYNCLINT_PROBE_SAMPLE    fraction of sampling windows traced in full (default 1: everything; see
-//                            docs/probe.md for why sampling is not the default).
-//                            Blocking calls are recorded all the time; launch callbacks and the Activity
-//                            API's GPU records only in traced windows (the first always is).
-//   SYNCLINT_PROBE_SAMPLE_MS sampling window length (250 ms)
+//   SYNCLINT_PROBE_SAMPLE    fraction of the run traced in full (default 0.05; 1: everything). Blocking
+//                            calls are recorded all the time; launch callbacks and the Activity API's GPU
+//                            records only in traced stretches, the first of which starts with the probe.
+//   SYNCLINT_PROBE_SAMPLE_MS length of each traced stretch (100 ms); the untraced rest of each period
+//                            makes up the fraction (0.05: 100 ms traced in every 2 s)
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
 //                            then not seen); =all also driver syncs and copies (custom code that syncs
 //                            through the driver API). Default: driver launches and memsets only.
@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -61,6 +62,11 @@ bool env_flag(const char* name) {
   return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 }
 
+bool env_flag_default(const char* name, bool fallback) {
+  const char* v = std::getenv(name);
+  return v == nullptr || *v == '\0' ? fallback : std::strcmp(v, "0") != 0;
+}
+
 std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
@@ -87,9 +93,10 @@ struct Probe {
   RunInfo run;
   std::string status = "ok";
   bool debug = false;
+  bool launch_callbacks = true;  // SYNCLINT_PROBE_LAUNCHES=0: only the sync-path callbacks (diagnostics)
   double sample = 1;         // SYNCLINT_PROBE_SAMPLE
   std::atomic<bool> traced{true};  // the current sampling window is traced
-  std::uint64_t sample_window = 0;
+  std::chrono::milliseconds sample_on{100}, sample_off{0};  // traced / untraced stretch of each period
   bool activity_ok = false;
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
@@ -109,8 +116,23 @@ struct Probe {
   std::atomic<bool> finished{false};
   std::atomic<int> pending_signal{0};
   std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
+  std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)
   struct sigaction old_int {}, old_term {};
+
+  // Sampling: a site that keeps syncing while untraced and was never traced asks for a traced stretch, so
+  // that every recurring site gets measured calls (a short run may otherwise fall between stretches).
+  struct SiteSampling {
+    std::uint32_t untraced = 0;  // untraced calls since the last request
+    std::uint8_t requests = 0;
+    bool traced = false;
+  };
+  std::mutex sampling_mu;
+  std::unordered_map<std::int32_t, SiteSampling> sampling;
 };
+
+// Untraced calls of a never-traced site before it asks for a traced stretch, and how often it may ask.
+constexpr std::uint32_t kUntracedBeforeRequest = 8;
+constexpr std::uint8_t kMaxRequests = 2;
 
 Probe* g = nullptr;
 std::atomic<bool> g_recording{false};
@@ -195,6 +217,25 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
   return false;
 }
 
+// Sampling: counts a blocking call of `site`; wakes the window thread ('N') when a site that was never
+// traced keeps syncing.
+void note_sampled_site(std::int32_t site, bool traced) {
+  Probe& p = *g;
+  bool request = false;
+  {
+    std::lock_guard lock(p.sampling_mu);
+    Probe::SiteSampling& s = p.sampling[site];
+    if (traced) {
+      s.traced = true;
+    } else if (!s.traced && s.requests < kMaxRequests && ++s.untraced >= kUntracedBeforeRequest) {
+      s.untraced = 0;
+      ++s.requests;
+      request = true;
+    }
+  }
+  if (request) wake_watcher('N');
+}
+
 // ---- CUPTI callbacks ----------------------------------------------------------------------------
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -275,6 +316,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   t_copy_site = call.site;
   t_copy_blocking = call.kind == HostCallKind::BlockingCopy;
   p.rec->add_call(call);
+  if (blocking && call.site >= 0 && p.sample < 1) note_sampled_site(call.site, call.traced);
 }
 
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -319,6 +361,10 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* bu
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         r = {k->start, k->end, k->correlationId, k->deviceId, k->streamId, kernel_name(k->name),
              GpuActivityKind::Kernel, false};
+        if (p.debug && k->queued != 0 && k->queued != CUPTI_TIMESTAMP_UNKNOWN && k->start >= k->queued) {
+          ++p.queued_count;
+          p.queued_lag_ns += k->start - k->queued;
+        }
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -359,10 +405,10 @@ void fill_gpu_name(const EventStream& w) {
 
 // Flushes the activity buffers and hands everything up to a safe cut (all of it when final) to the
 // accumulator. Called by the window thread and, at the end, by the exit path.
-void cut_window(bool final) {
+void cut_window(bool final, bool force_flush = false) {
   Probe& p = *g;
   std::lock_guard lock(p.window_mu);
-  p.cupti.activity_flush_all(final || p.sample < 1 ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  p.cupti.activity_flush_all(final || force_flush ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
   EventStream w = p.rec->take_window(cut, final);
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
@@ -401,6 +447,10 @@ void write_outputs() {
     p.trace->finish();
     p.trace_out.close();
   }
+  if (p.debug && p.queued_count.load() > 0)
+    std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
+                 static_cast<unsigned long long>(p.queued_count.load()),
+                 static_cast<double>(p.queued_lag_ns.load()) / 1e3 / static_cast<double>(p.queued_count.load()));
   if (p.debug) {
     std::fprintf(stderr,
                  "synclint probe: pid %lld status '%s' host calls %llu gpu records %llu windows %llu sites %zu "
@@ -434,15 +484,25 @@ void finish_once() {
 }
 
 void set_traced(bool on);
-bool window_traced(std::uint64_t k, double sample);
 
+// Milliseconds from now until `deadline` (steady clock), at least 1.
+int ms_until(std::chrono::steady_clock::time_point deadline) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(ms, 1, 1 << 30));
+}
+
+// The window thread: cuts a window every SYNCLINT_PROBE_WINDOW_MS (or when a thread's buffer is full), and
+// with sampling switches tracing on for a traced stretch, then off for the rest of each period.
 void watcher_main() {
+  using clock = std::chrono::steady_clock;
   Probe& p = *g;
-  int timeout_ms = static_cast<int>(p.rec->options().window_ns / 1'000'000);
-  if (p.sample < 1) timeout_ms = static_cast<int>(env_number("SYNCLINT_PROBE_SAMPLE_MS", 250));
+  const auto window = std::chrono::milliseconds(p.rec->options().window_ns / 1'000'000);
+  auto next_cut = clock::now() + window;
+  auto next_toggle = clock::time_point::max();
+  if (p.sample < 1) next_toggle = clock::now() + p.sample_on;
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
-    int r = poll(&pfd, 1, timeout_ms);
+    int r = poll(&pfd, 1, ms_until(std::min(next_cut, next_toggle)));
     char c = 'T';
     if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
     if (r < 0) continue;
@@ -455,13 +515,29 @@ void watcher_main() {
       return;
     }
     if (p.finished.load()) continue;
-    if (p.sample >= 1) {
-      cut_window(false);
-      continue;
+    const auto now = clock::now();
+    bool switched_off = false;
+    if (c == 'N' && p.sample < 1) {
+      // A site asked to be measured: a traced stretch (longer than usual, to catch sites that sync only
+      // every few steps) from now.
+      if (!p.traced.load()) {
+        set_traced(true);
+        next_toggle = now + 4 * p.sample_on;
+      } else {
+        next_toggle = std::max(next_toggle, now + 4 * p.sample_on);
+      }
+    } else if (now >= next_toggle) {
+      // Each call carries whether it was recorded while traced, so the cut can be anywhere.
+      const bool on = !p.traced.load();
+      set_traced(on);
+      switched_off = !on;
+      next_toggle = now + (on ? p.sample_on : p.sample_off);
     }
-    // Sampling: each call carries whether it was recorded while traced, so the cut can be anywhere.
-    set_traced(window_traced(++p.sample_window, p.sample));
-    cut_window(false);
+    if (c == 'F' || switched_off || now >= next_cut) {
+      // The records of a stretch that just ended sit in unfinished buffers: a forced flush delivers them.
+      cut_window(false, switched_off);
+      next_cut = now + window;
+    }
   }
 }
 
@@ -536,6 +612,7 @@ void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<E
     const bool sync_path = cls->blocking || cls->kind == HostCallKind::AsyncCopy || cls->check_pageable;
     if (!runtime && !all_driver && sync_path) continue;
     const bool windowed = !sync_path;
+    if (windowed && !p.launch_callbacks) continue;
     const bool on_now = !windowed || p.traced;
     if (on_now && p.cupti.enable_callback(1, p.subscriber, domain, cbid) != CUPTI_SUCCESS) continue;
     table[cbid] = {true, windowed, *cls, p.rec->add_api(n)};
@@ -565,13 +642,6 @@ void set_traced(bool on) {
   if (on) p.traced.store(true);  // launches and GPU records are on again: calls are analysed
 }
 
-// Window k (from 0) is traced when it starts a new 1/sample stretch: with 0.25, windows 0, 4, 8...
-bool window_traced(std::uint64_t k, double sample) {
-  if (sample >= 1 || k == 0) return true;
-  return static_cast<std::uint64_t>(static_cast<double>(k) * sample) !=
-         static_cast<std::uint64_t>(static_cast<double>(k - 1) * sample);
-}
-
 int initialize() {
   g = new Probe;
   Probe& p = *g;
@@ -592,15 +662,18 @@ int initialize() {
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
   p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
-  // Sampling is opt-in: on the H200, switching the kernel records on and off cost more than it saved
-  // (docs/probe.md, "GPU validation").
-  p.sample = 1;
+  // Sampled by default: the kernel records and launch callbacks cost about 1-2 us per launch on the H200,
+  // a third of the step time of a launch-bound Python loop (docs/probe.md, "The probe's own cost").
+  p.sample = 0.05;
   if (const char* v = std::getenv("SYNCLINT_PROBE_SAMPLE"); v != nullptr && *v != '\0') {
     char* end = nullptr;
     double f = std::strtod(v, &end);
     if (end != nullptr && *end == '\0' && f > 0 && f <= 1) p.sample = f;
-    else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; tracing everything");
+    else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.05");
   }
+  p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 100));
+  p.sample_off = std::chrono::milliseconds(
+      static_cast<std::int64_t>(static_cast<double>(p.sample_on.count()) * (1 / p.sample - 1)));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;
@@ -615,6 +688,8 @@ int initialize() {
     std::atexit(on_exit_handler);
     return 1;
   }
+  // Diagnostics of the probe's own cost: without launch callbacks or GPU records the analysis is blind.
+  p.launch_callbacks = env_flag_default("SYNCLINT_PROBE_LAUNCHES", true);
   build_tables(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, p.runtime, false);
   const char* drv = std::getenv("SYNCLINT_PROBE_DRIVER");
   if (drv == nullptr || std::strcmp(drv, "0") != 0)
@@ -625,10 +700,16 @@ int initialize() {
   std::string partial;
   if ((r = p.cupti.activity_register_callbacks(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
     partial = "activity buffers: " + p.cupti.describe(r);
+  if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
+    p.cupti.enable_latency_timestamps(1);
   for (auto kind : kActivityKinds) {
+    if (!env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true)) break;
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
   }
+  if (partial.empty() && env_flag("SYNCLINT_PROBE_RUNTIME_RECORDS") &&
+      (r = p.cupti.activity_enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS)
+    partial = "activity kind runtime: " + p.cupti.describe(r);
   p.activity_ok = partial.empty();
   if (!partial.empty()) {
     p.status = "partial: no GPU activity records (" + partial + ")";

@@ -473,6 +473,8 @@ TEST(ProbeSampling, UntracedCallsScaleTheTracedEstimatesPerCall) {
   ASSERT_EQ(r.sites.size(), 1u);
   const SiteResult& s = r.sites[0];
   EXPECT_EQ(s.calls, 8u);
+  EXPECT_EQ(traced.sites[0].traced_calls, 2u);
+  EXPECT_EQ(s.traced_calls, 2u);  // what the scaled estimates rest on
   EXPECT_NEAR(s.host_blocked_ms, traced.sites[0].host_blocked_ms + 6 * 0.9, kEps);  // measured, not scaled
   EXPECT_NEAR(s.predicted_saving_ms, traced.sites[0].predicted_saving_ms * 4, kEps);  // 8 calls / 2 traced
   EXPECT_NEAR(s.wait_saving_ms, traced.sites[0].wait_saving_ms * 4, kEps);
@@ -500,6 +502,7 @@ TEST(ProbeSampling, ASiteSeenOnlyUntracedIsCountedWithoutEstimates) {
     if (x.site.line == 50) s = &x;
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->calls, 1u);
+  EXPECT_EQ(s->traced_calls, 0u);
   EXPECT_EQ(s->api, "cudaDeviceSynchronize");
   EXPECT_NEAR(s->host_blocked_ms, 0.2, kEps);
   EXPECT_EQ(s->predicted_saving_ms, 0.0);

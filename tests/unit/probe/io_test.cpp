@@ -42,6 +42,7 @@ ProbeReport sample_report(std::int32_t rank, double saving) {
   s.api = "cudaStreamSynchronize";
   s.rule_guess = "SYNC001|SYNC003";
   s.calls = 300;
+  s.traced_calls = 75;
   s.host_blocked_ms = 12.5;
   s.gpu_idle_ms = 9.25;
   s.predicted_saving_ms = saving;
@@ -120,6 +121,7 @@ TEST(ProbeReportIo, RoundTrip) {
   EXPECT_EQ(back.sites[0].site.language, "python");
   EXPECT_EQ(back.sites[0].rule_guess, "SYNC001|SYNC003");
   EXPECT_EQ(back.sites[0].calls, 300u);
+  EXPECT_EQ(back.sites[0].traced_calls, 75u);
   EXPECT_DOUBLE_EQ(back.sites[0].predicted_saving_ms, 7.5);
   EXPECT_DOUBLE_EQ(back.sites[0].gpu_idle_ms, 9.25);
   EXPECT_DOUBLE_EQ(back.sites[0].saving_if_removed_ms, 8.5);
@@ -170,6 +172,14 @@ TEST(ProbeReportIo, NewerVersionIsRejectedWithAClearMessage) {
   EXPECT_THROW(parse_report(doc.dump()), ProbeError);
 }
 
+TEST(ProbeReportIo, AReportWithoutTracedCallsCountsAllCallsAsTraced) {
+  json doc = json::parse(report_to_json(sample_report(0, 1)));
+  doc["sites"][0].erase("traced_calls");
+  const ProbeReport back = parse_report(doc.dump(), "older.json");
+  ASSERT_EQ(back.sites.size(), 1u);
+  EXPECT_EQ(back.sites[0].traced_calls, 300u);
+}
+
 TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   ProbeReport r0 = sample_report(0, 6), r1 = sample_report(1, 4);
   SiteResult other = r1.sites[0];
@@ -185,6 +195,7 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   ASSERT_EQ(m.sites.size(), 2u);
   EXPECT_EQ(m.sites[0].site.line, 50u);  // largest saving first
   EXPECT_EQ(m.sites[1].calls, 600u);
+  EXPECT_EQ(m.sites[1].traced_calls, 150u);
   EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
   EXPECT_DOUBLE_EQ(m.sites[1].saving_if_removed_ms, 12);
   EXPECT_DOUBLE_EQ(m.sites[1].wait_saving_ms, 5);
