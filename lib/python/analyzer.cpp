@@ -289,16 +289,6 @@ bool same_entry(const Map& a, const Map& b, const std::string& name) {
   return (ia == a.end() ? none : ia->second).same(ib == b.end() ? none : ib->second);
 }
 
-template <class Map>
-bool same_env(const Map& a, const Map& b) {
-  if (a.size() != b.size()) return false;
-  for (const auto& [k, v] : a) {
-    auto it = b.find(k);
-    if (it == b.end() || !it->second.same(v)) return false;
-  }
-  return true;
-}
-
 void size_summaries(Summaries& s, const Project& p) {
   s.funcs.assign(p.funcs.size(), FuncSummary{});
   s.class_attrs.assign(p.classes.size(), {});
@@ -505,28 +495,42 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   p.heat = compute_heat(p, {});
   std::vector<FileOutput> outputs(files.size());
   std::vector<char> dirty(files.size(), 1);
+  std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
+  std::vector<char> again(files.size(), 0);         // walked only in part (walk_file_again)
 
   std::vector<std::vector<int>> funcs_of(files.size()), classes_of(files.size());
   for (std::size_t f = 0; f < p.funcs.size(); ++f) funcs_of[p.funcs[f].file].push_back(static_cast<int>(f));
   for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of[p.classes[c].file].push_back(static_cast<int>(c));
   for (int round = 0; round < kMaxRounds; ++round) {
     size_summaries(p.next, p);
+    // A file walked again keeps the output of its functions that need no new walk. Findings are reported
+    // with the calling chain and heat of the round that walks them: a file with a finding, or with a function
+    // that reports a site, is walked whole.
     std::vector<std::size_t> todo;
     for (std::size_t i : by_size) {
+      again[i] = 0;
       if (dirty[i]) {
         todo.push_back(i);
-        continue;
+        if (round == 0 || !outputs[i].findings.empty()) continue;
+        again[i] = 1;
+        for (int f : funcs_of[i]) again[i] = again[i] && !p.prev.funcs[f].reports;
+        if (!again[i]) continue;
       }
       for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
-      for (int c : classes_of[i]) p.next.class_attrs[c] = p.prev.class_attrs[c];
+      if (!again[i])
+        for (int c : classes_of[i]) p.next.class_attrs[c] = p.prev.class_attrs[c];
       p.next.globals[i] = p.prev.globals[i];
     }
     parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
       const std::size_t i = todo[k];
-      outputs[i] = FileOutput{};
       FileModel& fm = p.files[i];
       if (!fm.tree) reparse(p, static_cast<int>(i));
-      walk_file(p, static_cast<int>(i), true, outputs[i]);
+      if (again[i]) {
+        walk_file_again(p, static_cast<int>(i), std::move(outputs[i]), func_dirty, outputs[i]);
+      } else {
+        outputs[i] = FileOutput{};
+        walk_file(p, static_cast<int>(i), true, outputs[i]);
+      }
       if (!keep_tree[i]) {
         ts_tree_delete(fm.tree);
         fm.tree = nullptr;
@@ -557,9 +561,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     for (std::size_t f = 0; f < p.funcs.size(); ++f) {
       const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
       // Compared as the walks read them: an unknown return or argument is the same as none.
-      const Value ra = a.returns ? a.ret : Value{}, rb = b.returns ? b.ret : Value{};
-      result_changed[f] = !ra.same(rb) || a.gpu_work != b.gpu_work || a.syncs != b.syncs ||
-                          a.batch_loop != b.batch_loop;
+      result_changed[f] = result_differs(a, b);
       const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
       auto param = [](const FuncSummary& s, std::size_t j) {
         return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
@@ -580,17 +582,29 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     }
     // A file is walked again when something it read changed: a callee's result, its own parameter facts or
     // heat, a class attribute or a module-level name of another file.
+    // The function that read it is marked too (walk_file_again walks only what must be).
     std::size_t dirty_bytes = 0;
+    std::fill(func_dirty.begin(), func_dirty.end(), 0);
     for (std::size_t i = 0; any && i < files.size(); ++i) {
       bool d = false;
-      for (int f : funcs_of[i]) d = d || own_changed[f];
-      for (const CallEdge& e : outputs[i].edges) d = d || (e.callee >= 0 && result_changed[e.callee]);
-      for (const auto& [c, name] : outputs[i].read_classes)
-        d = d || (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name));
-      for (const auto& [g, name] : outputs[i].read_globals)
-        d = d || (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name));
+      auto mark = [&](int f) {
+        d = true;
+        func_dirty[f] = 1;
+      };
+      for (int f : funcs_of[i])
+        if (own_changed[f]) mark(f);
+      for (const CallEdge& e : outputs[i].edges)
+        if (e.callee >= 0 && result_changed[e.callee]) mark(e.caller);
+      for (const auto& [f, c, name] : outputs[i].read_classes)
+        if (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name)) mark(f);
+      for (const auto& [f, g, name] : outputs[i].read_globals)
+        if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
       dirty[i] = d;
-      if (d) dirty_bytes += files[i].text.size();
+      if (!d) continue;
+      dirty_bytes += files[i].text.size();
+      // In a file walked again, summaries read without a call edge (batch-loop tests) count too.
+      for (const auto& [f, g] : outputs[i].read_funcs)
+        if (result_changed[g]) func_dirty[f] = 1;
     }
     p.prev = std::move(p.next);
     p.heat = std::move(heat);

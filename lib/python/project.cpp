@@ -62,6 +62,20 @@ void reparse(Project& p, int file) {
   }
 }
 
+bool result_differs(const FuncSummary& a, const FuncSummary& b) {
+  const Value ra = a.returns ? a.ret : Value{}, rb = b.returns ? b.ret : Value{};
+  return !ra.same(rb) || a.gpu_work != b.gpu_work || a.syncs != b.syncs || a.batch_loop != b.batch_loop;
+}
+
+bool same_env(const Env& a, const Env& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end() || !it->second.same(v)) return false;
+  }
+  return true;
+}
+
 int Project::find_module(const std::string& dotted, int importer) const {
   auto it = module_index.find(dotted);
   if (it == module_index.end() || it->second.empty()) return -1;

@@ -115,11 +115,18 @@ struct FuncSummary {
   std::vector<bool> param_known;
 };
 
+// Does a caller read a different result from `b` than from `a` (return value, GPU work, syncs, batch loop)?
+// An unknown return reads the same as none.
+bool result_differs(const FuncSummary& a, const FuncSummary& b);
+
 struct Summaries {
   std::vector<FuncSummary> funcs;
   std::vector<std::unordered_map<std::string, Value>> class_attrs;
   std::vector<Env> globals;  // per file: module-level values at the end of the module
 };
+
+// Are two environments the same, name by name (Value::same)?
+bool same_env(const Env& a, const Env& b);
 
 struct FuncHeat {
   Heat heat = Heat::Cold;

@@ -155,6 +155,13 @@ struct TimerState {
   TSNode node{};
 };
 
+// Joins a value assigned to `self.name` in a method into its class's attributes.
+void add_class_attr(std::unordered_map<std::string, Value>& attrs, const std::string& name, const Value& v) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) attrs.emplace(name, v);
+  else it->second = join(it->second, v);
+}
+
 class Walker final : public Checker {
  public:
   Walker(Project& p, int file, bool emit, FileOutput& out)
@@ -164,6 +171,7 @@ class Walker final : public Checker {
     walk_function(f_.module_func);
     for (int fn : f_.funcs) walk_function(fn);
   }
+  void run_again(FileOutput& old, const std::vector<char>& dirty);
 
   // Checker
   std::string_view text(TSNode n) const override { return src_.text(n); }
@@ -247,12 +255,18 @@ class Walker final : public Checker {
   FuncSummary& sum() { return p_.next.funcs[func_]; }
   const Value* class_attr(int cls, const std::string& name) {
     for (int c = cls, depth = 0; c >= 0 && depth < 16; ++depth) {
-      out_.read_classes.emplace(c, name);
+      out_.read_classes.emplace(func_, c, name);
       c = p_.classes[c].base_ids.empty() ? -1 : p_.classes[c].base_ids.front();
     }
     return p_.class_attr(cls, name);
   }
   const FuncSummary& prev_sum(int fn) const { return p_.prev.funcs[fn]; }
+  // The summary of project function `fn` as this walk reads it: a function of this file already walked in
+  // this round has a fresher one (Gauss-Seidel order).
+  const FuncSummary& callee_sum(int fn) {
+    out_.read_funcs.emplace(func_, fn);
+    return walked_.count(fn) ? p_.next.funcs[fn] : prev_sum(fn);
+  }
 
   Project& p_;
   int file_;
@@ -274,6 +288,78 @@ class Walker final : public Checker {
 };
 
 // ============================================================================ functions
+
+// The units of a file are the module body, and each top-level function or method with the functions nested
+// in it (they start from its final environment): in f_.funcs (pre-order) a unit runs up to the next function
+// without a parent.
+void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
+  const int base = f_.module_func;
+  const std::size_t n = f_.funcs.size() + 1;  // the module body is position 0, f_.funcs[k - 1] position k
+  std::vector<char> walk(n, 0), changed(n, 0);
+  std::vector<std::vector<std::size_t>> reads(n);  // earlier walks' reads of this file's summaries
+  for (const auto& [f, g] : old.read_funcs)
+    if (g >= base && static_cast<std::size_t>(g - base) < n) reads[static_cast<std::size_t>(f - base)].push_back(g - base);
+  auto walk_at = [&](std::size_t k) {
+    const int fn = base + static_cast<int>(k);
+    walk_function(fn);
+    walk[k] = 1;
+    changed[k] = result_differs(p_.prev.funcs[fn], p_.next.funcs[fn]);
+  };
+  bool all = false;
+  if (dirty[base]) {
+    walk_at(0);
+    // Every function reads the module's names: once they changed, the rest is walked as walk_file does.
+    all = !same_env(p_.prev.globals[file_], p_.next.globals[file_]);
+  }
+  for (std::size_t k = 1; k < n;) {
+    std::size_t end = k + 1;
+    while (end < n && p_.funcs[base + static_cast<int>(end)].parent >= 0) ++end;
+    bool w = all;
+    for (std::size_t j = k; !w && j < end; ++j) {
+      w = dirty[base + static_cast<int>(j)];
+      for (std::size_t g : reads[j]) w = w || (walk[g] && changed[g]);
+    }
+    for (std::size_t j = k; j < end; ++j) {
+      if (w) walk_at(j);
+      else walked_.insert(base + static_cast<int>(j));  // its summary in p_.next is the earlier walk's
+    }
+    k = end;
+  }
+
+  // The output in walk order: the earlier walk's for the functions not walked now.
+  FileOutput merged;
+  merged.findings = std::move(out_.findings);
+  // Both outputs hold each function's items together and in walk order: merged function by function.
+  auto merge = [&](auto& now, auto& before, auto& to, auto func_of) {
+    std::size_t i_now = 0, i_before = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const int fn = base + static_cast<int>(k);
+      auto& src = walk[k] ? now : before;
+      auto& other = walk[k] ? before : now;
+      std::size_t& i = walk[k] ? i_now : i_before;
+      std::size_t& j = walk[k] ? i_before : i_now;
+      while (i < src.size() && func_of(src[i]) == fn) to.push_back(std::move(src[i++]));
+      while (j < other.size() && func_of(other[j]) == fn) ++j;
+    }
+  };
+  merge(out_.edges, old.edges, merged.edges, [](const CallEdge& e) { return e.caller; });
+  merge(out_.attr_writes, old.attr_writes, merged.attr_writes, [](const FileOutput::AttrWrite& w) { return w.func; });
+  auto keep_old = [&](int f) { return !walk[static_cast<std::size_t>(f - base)]; };
+  for (auto& r : old.read_classes)
+    if (keep_old(std::get<0>(r))) merged.read_classes.insert(r);
+  for (auto& r : old.read_globals)
+    if (keep_old(std::get<0>(r))) merged.read_globals.insert(r);
+  for (auto& r : old.read_funcs)
+    if (keep_old(r.first)) merged.read_funcs.insert(r);
+  merged.read_classes.merge(out_.read_classes);
+  merged.read_globals.merge(out_.read_globals);
+  merged.read_funcs.merge(out_.read_funcs);
+
+  // The file's class attributes, joined again from all writes in walk order.
+  for (const auto& w : merged.attr_writes) p_.next.class_attrs[w.cls].clear();
+  for (const auto& w : merged.attr_writes) add_class_attr(p_.next.class_attrs[w.cls], w.name, w.value);
+  out_ = std::move(merged);
+}
 
 void Walker::walk_function(int fn) {
   func_ = fn;
@@ -645,8 +731,7 @@ bool Walker::calls_batch_loop(TSNode stmt_node) {
     }
   }
   if (callee < 0) return false;
-  const FuncSummary& s = walked_.count(callee) ? p_.next.funcs[callee] : prev_sum(callee);
-  return s.batch_loop;
+  return callee_sum(callee).batch_loop;
 }
 
 Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSNode target, TSNode body) {
@@ -900,7 +985,7 @@ Value Walker::binding_value(const Binding& b) {
 
 Value Walker::symbol_value(int file, const std::string& symbol, const std::string& dotted) {
   if (Value v = defined_in(p_.files[file], symbol, dotted); v.kind != VK::Unknown) return v;
-  if (file != file_) out_.read_globals.emplace(file, symbol);
+  if (file != file_) out_.read_globals.emplace(func_, file, symbol);
   const Env& g = file == file_ ? p_.next.globals[file] : p_.prev.globals[file];
   if (auto it = g.find(symbol); it != g.end()) return it->second;
   const int sub = p_.find_module(dotted, file_);
@@ -1367,8 +1452,7 @@ Value Walker::project_call(int callee, const CallInfo& ci, bool bound, bool& wor
     else if (a.keyword != "*" && a.keyword != "**") e.keywords.emplace_back(std::string(a.keyword), a.value);
   }
   out_.edges.push_back(std::move(e));
-  // A function of this file already walked in this round has a fresher summary (Gauss-Seidel order).
-  const FuncSummary& s = walked_.count(callee) ? p_.next.funcs[callee] : prev_sum(callee);
+  const FuncSummary& s = callee_sum(callee);
   if (s.gpu_work) work = true;
   if (s.syncs) syncs = true;
   return s.returns ? s.ret : Value{};
@@ -1733,11 +1817,9 @@ void Walker::assign(TSNode target, const Value& v) {
       const FuncInfo& fi = p_.funcs[func_];
       if (kind(obj) == K::Identifier && fi.cls >= 0 && fi.bound_first && !fi.params.empty() &&
           text(obj) == fi.params[0]) {
-        auto& attrs = p_.next.class_attrs[fi.cls];
-        const std::string name(text(field(target, "attribute")));
-        auto it = attrs.find(name);
-        if (it == attrs.end()) attrs.emplace(name, v);
-        else it->second = join(it->second, v);
+        std::string name(text(field(target, "attribute")));
+        add_class_attr(p_.next.class_attrs[fi.cls], name, v);
+        out_.attr_writes.push_back(FileOutput::AttrWrite{func_, fi.cls, std::move(name), v});
       }
       return;
     }
@@ -1932,6 +2014,13 @@ void Walker::report(const Rule& rule, TSNode at, Confidence confidence, std::str
 void walk_file(Project& project, int file, bool emit, FileOutput& out) {
   Walker w(project, file, emit, out);
   w.run();
+}
+
+void walk_file_again(Project& project, int file, FileOutput&& old, const std::vector<char>& dirty, FileOutput& out) {
+  FileOutput earlier = std::move(old);  // `old` may be `out`
+  out = FileOutput{};
+  Walker w(project, file, true, out);
+  w.run_again(earlier, dirty);
 }
 
 }  // namespace synclint::python

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <set>
+#include <tuple>
 #include <unordered_set>
 #include <string>
 #include <vector>
@@ -15,14 +16,31 @@ namespace synclint::python {
 // What one walk of one file produced.
 struct FileOutput {
   std::vector<Finding> findings;
-  std::vector<CallEdge> edges;
-  // What the walk read from other files' summaries (callees are in `edges`): a file is walked again in the
-  // next round only when something it read changed.
-  std::set<std::pair<int, std::string>> read_classes;  // (class, attribute)
-  std::set<std::pair<int, std::string>> read_globals;  // (file, module-level name)
+  std::vector<CallEdge> edges;  // in walk order: the module body's, then each function's in turn
+  // What each function's walk read from summaries (the function first): a file, and in it a function, is
+  // walked again in the next round only when something it read changed.
+  std::set<std::tuple<int, int, std::string>> read_classes;  // (function, class, attribute)
+  std::set<std::tuple<int, int, std::string>> read_globals;  // (function, file, module-level name) of other files
+  std::set<std::pair<int, int>> read_funcs;                  // (function, callee): calls and batch-loop tests
+  // Attributes set on `self` in methods, in walk order: a class's attributes are joined from them.
+  struct AttrWrite {
+    int func = -1;
+    int cls = -1;
+    std::string name;
+    Value value;
+  };
+  std::vector<AttrWrite> attr_writes;
 };
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
 void walk_file(Project& project, int file, bool emit, FileOutput& out);
 
+// Walks `file` again after an earlier walk whose output is `old` (moved from), with findings kept: only the
+// module body and the top-level functions and methods (each with the functions nested in it) that must be:
+// those with a function marked in `dirty` (something it read in an earlier round changed) and those that
+// read the summary of a function walked before them here whose result changed; all of them once the module's
+// names changed. The others keep their output (`project.next` holds their summaries and module names on
+// entry; the file's class attributes are joined again). Gives what walk_file gives when `old` holds no
+// finding and no function of the file reports a site.
+void walk_file_again(Project& project, int file, FileOutput&& old, const std::vector<char>& dirty, FileOutput& out);
 }  // namespace synclint::python
