@@ -17,6 +17,9 @@
 //                            then not seen); =all also driver syncs and copies (custom code that syncs
 //                            through the driver API). Default: driver launches and memsets only.
 //   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit
+//   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_RUNTIME_RECORDS=1,
+//   SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost (bench/gpu/overhead.sh); they blind the
+//                            analysis
 #include <cupti.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
