@@ -517,8 +517,12 @@ void watcher_main() {
       kill(getpid(), sig);
       return;
     }
-    if (p.finished.load()) continue;
     const auto now = clock::now();
+    if (p.finished.load()) {  // the report is written: wait for 'Q' without cutting or toggling
+      next_cut = now + window;
+      next_toggle = clock::time_point::max();
+      continue;
+    }
     bool switched_off = false;
     if (c == 'N' && p.sample < 1) {
       // A site asked to be measured: a traced stretch (longer than usual, to catch sites that sync only
