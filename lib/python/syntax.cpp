@@ -175,8 +175,10 @@ TSNode strip_parens(TSNode n) {
 
 SourceText::SourceText(std::string path, const std::string& text) : path_(std::move(path)), text_(&text) {
   line_starts_.push_back(0);
-  for (std::uint32_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') line_starts_.push_back(i + 1);
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  for (const char* nl = begin; (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<std::size_t>(end - nl))));)
+    line_starts_.push_back(static_cast<std::uint32_t>(++nl - begin));
 }
 
 std::string_view SourceText::text(TSNode n) const {

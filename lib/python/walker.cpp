@@ -14,13 +14,15 @@ namespace {
 // operators) is walked without flow facts, never recursively past this bound.
 constexpr int kMaxDepth = 180;
 
+// Does `hay` contain `needle` (lower case), ignoring the case of ASCII letters?
 bool contains_ci(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return true;
   if (needle.size() > hay.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
   for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
-    std::size_t j = 0;
-    while (j < needle.size() &&
-           std::tolower(static_cast<unsigned char>(hay[i + j])) == static_cast<unsigned char>(needle[j]))
-      ++j;
+    if (lower(hay[i]) != needle[0]) continue;
+    std::size_t j = 1;
+    while (j < needle.size() && lower(hay[i + j]) == needle[j]) ++j;
     if (j == needle.size()) return true;
   }
   return false;
