@@ -53,6 +53,7 @@
 #include "output.h"
 #include "python_site.h"
 #include "recorder.h"
+#include "sampling.h"
 #include "site_filter.h"
 
 namespace synclint::probe::inject {
@@ -99,7 +100,7 @@ struct Probe {
   bool launch_callbacks = true;  // SYNCLINT_PROBE_LAUNCHES=0: only the sync-path callbacks (diagnostics)
   double sample = 1;         // SYNCLINT_PROBE_SAMPLE
   std::atomic<bool> traced{true};  // the current sampling window is traced
-  std::chrono::milliseconds sample_on{100}, sample_off{0};  // traced / untraced stretch of each period
+  std::chrono::milliseconds sample_on{100};  // SYNCLINT_PROBE_SAMPLE_MS: each traced stretch
   bool activity_ok = false;
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
@@ -122,20 +123,8 @@ struct Probe {
   std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)
   struct sigaction old_int {}, old_term {};
 
-  // Sampling: a site that keeps syncing while untraced and was never traced asks for a traced stretch, so
-  // that every recurring site gets measured calls (a short run may otherwise fall between stretches).
-  struct SiteSampling {
-    std::uint32_t untraced = 0;  // untraced calls since the last request
-    std::uint8_t requests = 0;
-    bool traced = false;
-  };
-  std::mutex sampling_mu;
-  std::unordered_map<std::int32_t, SiteSampling> sampling;
+  SiteRequests requests;  // sampling: recurring sites not traced yet ask for a traced stretch
 };
-
-// Untraced calls of a never-traced site before it asks for a traced stretch, and how often it may ask.
-constexpr std::uint32_t kUntracedBeforeRequest = 8;
-constexpr std::uint8_t kMaxRequests = 2;
 
 Probe* g = nullptr;
 std::atomic<bool> g_recording{false};
@@ -220,25 +209,6 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
   return false;
 }
 
-// Sampling: counts a blocking call of `site`; wakes the window thread ('N') when a site that was never
-// traced keeps syncing.
-void note_sampled_site(std::int32_t site, bool traced) {
-  Probe& p = *g;
-  bool request = false;
-  {
-    std::lock_guard lock(p.sampling_mu);
-    Probe::SiteSampling& s = p.sampling[site];
-    if (traced) {
-      s.traced = true;
-    } else if (!s.traced && s.requests < kMaxRequests && ++s.untraced >= kUntracedBeforeRequest) {
-      s.untraced = 0;
-      ++s.requests;
-      request = true;
-    }
-  }
-  if (request) wake_watcher('N');
-}
-
 // ---- CUPTI callbacks ----------------------------------------------------------------------------
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -319,7 +289,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   t_copy_site = call.site;
   t_copy_blocking = call.kind == HostCallKind::BlockingCopy;
   p.rec->add_call(call);
-  if (blocking && call.site >= 0 && p.sample < 1) note_sampled_site(call.site, call.traced);
+  // Sampling: a site that keeps syncing while untraced asks the window thread for a traced stretch.
+  if (blocking && call.site >= 0 && p.sample < 1 && p.requests.note(call.site, call.traced)) wake_watcher('N');
 }
 
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -501,11 +472,10 @@ void watcher_main() {
   Probe& p = *g;
   const auto window = std::chrono::milliseconds(p.rec->options().window_ns / 1'000'000);
   auto next_cut = clock::now() + window;
-  auto next_toggle = clock::time_point::max();
-  if (p.sample < 1) next_toggle = clock::now() + p.sample_on;
+  SampleSchedule schedule(p.sample, p.sample_on, clock::now());
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
-    int r = poll(&pfd, 1, ms_until(std::min(next_cut, next_toggle)));
+    int r = poll(&pfd, 1, ms_until(std::min(next_cut, schedule.next_change())));
     char c = 'T';
     if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
     if (r < 0) continue;
@@ -520,25 +490,14 @@ void watcher_main() {
     const auto now = clock::now();
     if (p.finished.load()) {  // the report is written: wait for 'Q' without cutting or toggling
       next_cut = now + window;
-      next_toggle = clock::time_point::max();
+      schedule.stop();
       continue;
     }
     bool switched_off = false;
-    if (c == 'N' && p.sample < 1) {
-      // A site asked to be measured: a traced stretch (longer than usual, to catch sites that sync only
-      // every few steps) from now.
-      if (!p.traced.load()) {
-        set_traced(true);
-        next_toggle = now + 4 * p.sample_on;
-      } else {
-        next_toggle = std::max(next_toggle, now + 4 * p.sample_on);
-      }
-    } else if (now >= next_toggle) {
+    if (std::optional<bool> on = schedule.update(now, c == 'N')) {
       // Each call carries whether it was recorded while traced, so the cut can be anywhere.
-      const bool on = !p.traced.load();
-      set_traced(on);
-      switched_off = !on;
-      next_toggle = now + (on ? p.sample_on : p.sample_off);
+      set_traced(*on);
+      switched_off = !*on;
     }
     if (c == 'F' || switched_off || now >= next_cut) {
       // The records of a stretch that just ended sit in unfinished buffers: a forced flush delivers them.
@@ -679,8 +638,6 @@ int initialize() {
     else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.05");
   }
   p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 100));
-  p.sample_off = std::chrono::milliseconds(
-      static_cast<std::int64_t>(static_cast<double>(p.sample_on.count()) * (1 / p.sample - 1)));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;

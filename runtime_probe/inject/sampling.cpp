@@ -1,0 +1,45 @@
+#include "sampling.h"
+
+#include <algorithm>
+
+namespace synclint::probe::inject {
+
+SampleSchedule::SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start)
+    : fraction_(std::clamp(fraction, 1e-6, 1.0)),
+      on_(on),
+      off_(std::chrono::milliseconds(
+          static_cast<std::int64_t>(static_cast<double>(on.count()) * (1 / fraction_ - 1)))),
+      next_(fraction_ < 1 ? start + on : clock::time_point::max()) {}
+
+std::optional<bool> SampleSchedule::update(clock::time_point now, bool request) {
+  if (!sampled() || next_ == clock::time_point::max()) return std::nullopt;
+  if (request) {
+    const auto until = now + kRequestStretches * on_;
+    if (traced_) {
+      next_ = std::max(next_, until);
+      return std::nullopt;
+    }
+    traced_ = true;
+    next_ = until;
+    return true;
+  }
+  if (now < next_) return std::nullopt;
+  traced_ = !traced_;
+  next_ = now + (traced_ ? on_ : off_);
+  return traced_;
+}
+
+bool SiteRequests::note(std::int32_t site, bool traced) {
+  std::lock_guard lock(mu_);
+  State& s = sites_[site];
+  if (traced) {
+    s.traced = true;
+    return false;
+  }
+  if (s.traced || s.requests >= kMaxRequests || ++s.untraced < kUntracedBeforeRequest) return false;
+  s.untraced = 0;
+  ++s.requests;
+  return true;
+}
+
+}  // namespace synclint::probe::inject

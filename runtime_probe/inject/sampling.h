@@ -1,0 +1,58 @@
+// Sampled tracing: when launches and GPU records are traced, and which sites ask for a traced stretch.
+// Plain C++ (no CUPTI), driven by the window thread and the blocking-call callbacks of probe.cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+namespace synclint::probe::inject {
+
+// Traced stretches of `on` making up `fraction` of the run: on, off (on * (1/fraction - 1)), on... from
+// the start; a request turns tracing on at once for kRequestStretches * `on` (or extends a traced
+// stretch to that).
+class SampleSchedule {
+ public:
+  using clock = std::chrono::steady_clock;
+  static constexpr int kRequestStretches = 4;
+
+  SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start);
+  bool sampled() const { return fraction_ < 1; }
+  bool traced() const { return traced_; }
+  // When the state changes next without a request (time_point::max() when never).
+  clock::time_point next_change() const { return next_; }
+  // Advances to `now`, with a site's request or not; returns the new state when it changed.
+  std::optional<bool> update(clock::time_point now, bool request);
+  // The state no longer changes (the report is written).
+  void stop() { next_ = clock::time_point::max(); }
+
+ private:
+  double fraction_;
+  std::chrono::milliseconds on_, off_;
+  bool traced_ = true;
+  clock::time_point next_;
+};
+
+// Per-site bookkeeping of blocking calls while sampling: a site that was never traced asks for a traced
+// stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Thread-safe.
+class SiteRequests {
+ public:
+  static constexpr std::uint32_t kUntracedBeforeRequest = 8;
+  static constexpr std::uint8_t kMaxRequests = 2;
+
+  // Counts a blocking call of `site`; true when it should ask for a traced stretch now.
+  bool note(std::int32_t site, bool traced);
+
+ private:
+  struct State {
+    std::uint32_t untraced = 0;  // untraced calls since the last request
+    std::uint8_t requests = 0;
+    bool traced = false;
+  };
+  std::mutex mu_;
+  std::unordered_map<std::int32_t, State> sites_;
+};
+
+}  // namespace synclint::probe::inject

@@ -1,0 +1,74 @@
+// Sampled tracing: the schedule of traced stretches and the per-site requests for one.
+#include "sampling.h"
+
+#include <gtest/gtest.h>
+
+namespace synclint::probe::inject {
+namespace {
+
+using namespace std::chrono_literals;
+using clock = SampleSchedule::clock;
+
+TEST(SampleSchedule, TracesOneStretchPerPeriodFromTheStart) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.05, 100ms, t0);
+  EXPECT_TRUE(s.sampled());
+  EXPECT_TRUE(s.traced());
+  EXPECT_EQ(s.next_change(), t0 + 100ms);
+  EXPECT_EQ(s.update(t0 + 50ms, false), std::nullopt);
+  EXPECT_EQ(s.update(t0 + 100ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 2000ms);  // 100 ms on, 1900 ms off: 5%
+  EXPECT_EQ(s.update(t0 + 1999ms, false), std::nullopt);
+  EXPECT_EQ(s.update(t0 + 2000ms, false), std::optional<bool>(true));
+  EXPECT_EQ(s.next_change(), t0 + 2100ms);
+}
+
+TEST(SampleSchedule, ARequestTracesAtOnceForFourStretches) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.05, 100ms, t0);
+  ASSERT_EQ(s.update(t0 + 100ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.update(t0 + 500ms, true), std::optional<bool>(true));
+  EXPECT_TRUE(s.traced());
+  EXPECT_EQ(s.next_change(), t0 + 900ms);
+  // A request while traced extends the stretch, without a change of state.
+  EXPECT_EQ(s.update(t0 + 800ms, true), std::nullopt);
+  EXPECT_EQ(s.next_change(), t0 + 1200ms);
+  EXPECT_EQ(s.update(t0 + 1200ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 3100ms);
+}
+
+TEST(SampleSchedule, FullTracingAndAStoppedScheduleNeverChange) {
+  const clock::time_point t0{};
+  SampleSchedule full(1.0, 100ms, t0);
+  EXPECT_FALSE(full.sampled());
+  EXPECT_EQ(full.next_change(), clock::time_point::max());
+  EXPECT_EQ(full.update(t0 + 10s, true), std::nullopt);
+  EXPECT_TRUE(full.traced());
+  SampleSchedule s(0.25, 100ms, t0);
+  s.stop();
+  EXPECT_EQ(s.update(t0 + 10s, false), std::nullopt);
+  EXPECT_EQ(s.update(t0 + 10s, true), std::nullopt);
+}
+
+TEST(SiteRequests, ANeverTracedSiteAsksAfterEightUntracedCallsAtMostTwice) {
+  SiteRequests r;
+  int asked = 0;
+  for (int call = 1; call <= 100; ++call)
+    if (r.note(7, false)) {
+      ++asked;
+      EXPECT_EQ(call % 8, 0) << call;
+    }
+  EXPECT_EQ(asked, 2);
+}
+
+TEST(SiteRequests, ATracedSiteNeverAsks) {
+  SiteRequests r;
+  EXPECT_FALSE(r.note(3, true));
+  for (int call = 0; call < 50; ++call) EXPECT_FALSE(r.note(3, false));
+  // Sites are counted apart.
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(4, false));
+  EXPECT_TRUE(r.note(4, false));
+}
+
+}  // namespace
+}  // namespace synclint::probe::inject
