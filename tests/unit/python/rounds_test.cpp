@@ -1,0 +1,161 @@
+// The rounds of walks: a file walked again walks only what must be and keeps the rest, with the results of a
+// walk of everything; and the allocator the syntax trees come from.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "python/syntax.h"
+#include "test_catalog.h"
+
+namespace synclint::python::test {
+namespace {
+
+using ::testing::ElementsAre;
+
+const FileResult& result(const std::vector<FileResult>& rs, const std::string& path) {
+  for (const FileResult& r : rs)
+    if (r.path == path) return r;
+  static const FileResult none;
+  ADD_FAILURE() << "no result for " << path;
+  return none;
+}
+
+// f1 ... f9 each return the result of the one before, walked before it in the same file. f0 learns its
+// result only in the second round (from utils.py); the others read nothing that changed between the first
+// two rounds: only the fresh results in the same walk of chain.py make them walked again. One function a
+// round would need more rounds than there are.
+TEST(Rounds, ASameFileResultThatChangesInTheWalkWalksItsReadersAgain) {
+  std::string chain = "import torch\nfrom utils import to_gpu\ndef f0():\n    return to_gpu(torch.ones(3))\n";
+  for (int i = 1; i < 10; ++i)
+    chain += "def f" + std::to_string(i) + "():\n    return f" + std::to_string(i - 1) + "()\n";
+  const auto rs = analyze_files({
+      {"proj/utils.py", "def to_gpu(x):\n    return x.cuda()\n"},
+      {"proj/chain.py", chain},
+      {"proj/loop.py",
+       "from chain import f9\n"
+       "def main(loader):\n"
+       "    for batch in loader:\n"
+       "        f9().item()\n"},
+  });
+  const FileResult& loop = result(rs, "proj/loop.py");
+  ASSERT_THAT(sites(loop, "SYNC001"), ElementsAre("4:9"));
+  EXPECT_EQ(find(loop, "SYNC001", 4)->confidence, Confidence::High);
+}
+
+// The class attributes of a file walked again are joined from the writes of the methods walked again and
+// of those that were not: `t` (set by a method with nothing new to read) must survive the second walk of
+// the file, which `__init__` needs (it reads `make` from another file).
+TEST(Rounds, ClassAttributesKeepTheWritesOfMethodsNotWalkedAgain) {
+  const auto rs = analyze_files({
+      {"proj/helpers.py", "def make():\n    return 0\n"},
+      {"proj/model.py",
+       "import torch\n"
+       "from helpers import make\n"
+       "class Holder:\n"
+       "    def __init__(self):\n"
+       "        self.n = make()\n"
+       "    def setup(self):\n"
+       "        self.t = torch.ones(1, device='cuda')\n"},
+      {"proj/train.py",
+       "from model import Holder\n"
+       "def main(loader):\n"
+       "    h = Holder()\n"
+       "    for batch in loader:\n"
+       "        h.t.item()\n"},
+  });
+  const FileResult& train = result(rs, "proj/train.py");
+  ASSERT_THAT(sites(train, "SYNC001"), ElementsAre("5:9"));
+  EXPECT_EQ(find(train, "SYNC001", 5)->confidence, Confidence::High);
+}
+
+// The same project on 1 and 4 threads: the same results.
+TEST(Rounds, ResultsDoNotDependOnTheThreads) {
+  std::vector<SourceFile> files;
+  for (int i = 0; i < 12; ++i) {
+    const std::string n = std::to_string(i), next = std::to_string((i + 1) % 12);
+    files.push_back({"proj/m" + n + ".py",
+                     "import torch\nfrom m" + next + " import f" + next + "\n"
+                     "def f" + n + "(x):\n    return f" + next + "(x) if x else torch.ones(1, device='cuda')\n"
+                     "def loop" + n + "(loader):\n    for b in loader:\n        f" + n + "(b).item()\n"});
+  }
+  Options one = options(), four = options();
+  one.jobs = 1;
+  four.jobs = 4;
+  const auto a = analyze_files(files, one), b = analyze_files(files, four);
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t findings = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(sites(a[i], "SYNC001"), sites(b[i], "SYNC001")) << a[i].path;
+    findings += a[i].findings.size();
+  }
+  EXPECT_EQ(findings, 12u);
+}
+
+TSTree* parse(TSParser* parser, const std::string& text) {
+  return ts_parser_parse_string(parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
+}
+
+std::string source(int functions) {
+  std::string s;
+  for (int i = 0; i < functions; ++i)
+    s += "def f" + std::to_string(i) + "(x, y=2):\n    return [x * y + i for i in range(" + std::to_string(i) + ")]\n";
+  return s;
+}
+
+TEST(TreeAllocator, ATreeIsCountedWhileItLivesAndItsBlocksAreReused) {
+  use_tree_allocator();
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, python_language());
+  const std::string text = source(200);
+  ts_tree_delete(parse(parser, text));  // the parser's own buffers are sized by the first parse
+  const std::int64_t before = tree_bytes_held_here();
+  TSTree* tree = parse(parser, text);
+  const std::int64_t held = tree_bytes_held_here() - before;
+  EXPECT_GT(held, static_cast<std::int64_t>(text.size()));  // trees take several bytes per byte of source
+  ts_tree_delete(tree);
+  EXPECT_EQ(tree_bytes_held_here(), before);
+  const std::size_t slabs = slab_bytes();
+  for (int i = 0; i < 20; ++i) ts_tree_delete(parse(parser, text));
+  EXPECT_LE(slab_bytes(), slabs + (std::size_t{1} << 20));  // freed blocks serve the next trees
+  ts_parser_delete(parser);
+}
+
+TEST(TreeAllocator, TreesMadeOnOneThreadAreFreedOnAnother) {
+  use_tree_allocator();
+  const std::string text = source(300);
+  std::vector<TSTree*> trees(8, nullptr);
+  std::vector<std::thread> makers;
+  for (int t = 0; t < 4; ++t)
+    makers.emplace_back([&, t] {
+      TSParser* parser = ts_parser_new();
+      ts_parser_set_language(parser, python_language());
+      for (int k = 0; k < 2; ++k) trees[static_cast<std::size_t>(2 * t + k)] = parse(parser, text);
+      ts_parser_delete(parser);
+    });
+  for (auto& th : makers) th.join();
+  const std::string expected = ts_node_type(ts_tree_root_node(trees[0]));
+  std::vector<std::thread> freers;
+  for (int t = 0; t < 2; ++t)
+    freers.emplace_back([&, t] {
+      for (int k = 0; k < 4; ++k) {
+        TSTree* tree = trees[static_cast<std::size_t>(4 * t + k)];
+        EXPECT_EQ(ts_node_type(ts_tree_root_node(tree)), expected);
+        EXPECT_EQ(ts_node_named_child_count(ts_tree_root_node(tree)), 300u);
+        ts_tree_delete(tree);
+      }
+    });
+  for (auto& th : freers) th.join();
+  // A new parse on this thread still works and sees the whole file.
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, python_language());
+  TSTree* tree = parse(parser, text);
+  EXPECT_EQ(ts_node_named_child_count(ts_tree_root_node(tree)), 300u);
+  ts_tree_delete(tree);
+  ts_parser_delete(parser);
+}
+
+}  // namespace
+}  // namespace synclint::python::test
