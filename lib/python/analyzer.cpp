@@ -503,18 +503,14 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of[p.classes[c].file].push_back(static_cast<int>(c));
   for (int round = 0; round < kMaxRounds; ++round) {
     size_summaries(p.next, p);
-    // A file walked again keeps the output of its functions that need no new walk. Findings are reported
-    // with the calling chain and heat of the round that walks them: a file with a finding, or with a function
-    // that reports a site, is walked whole.
+    // After the first round, a file walked again keeps the output of its functions that need no new walk.
     std::vector<std::size_t> todo;
     for (std::size_t i : by_size) {
       again[i] = 0;
       if (dirty[i]) {
         todo.push_back(i);
-        if (round == 0 || !outputs[i].findings.empty()) continue;
+        if (round == 0) continue;
         again[i] = 1;
-        for (int f : funcs_of[i]) again[i] = again[i] && !p.prev.funcs[f].reports;
-        if (!again[i]) continue;
       }
       for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
       if (!again[i])

@@ -299,6 +299,8 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
   const std::size_t n = f_.funcs.size() + 1;  // the module body is position 0, f_.funcs[k - 1] position k
   std::vector<char> walk(n, 0), changed(n, 0);
   std::vector<std::vector<std::size_t>> reads(n);  // earlier walks' reads of this file's summaries
+  std::vector<char> found(n, 0);                   // functions with a finding of the earlier walk
+  for (int f : old.finding_funcs) found[static_cast<std::size_t>(f - base)] = 1;
   for (const auto& [f, g] : old.read_funcs)
     if (g >= base && static_cast<std::size_t>(g - base) < n) reads[static_cast<std::size_t>(f - base)].push_back(g - base);
   auto walk_at = [&](std::size_t k) {
@@ -308,7 +310,7 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
     changed[k] = result_differs(p_.prev.funcs[fn], p_.next.funcs[fn]);
   };
   bool all = false;
-  if (dirty[base]) {
+  if (dirty[base] || found[0]) {
     walk_at(0);
     // Every function reads the module's names: once they changed, the rest is walked as walk_file does.
     all = !same_env(p_.prev.globals[file_], p_.next.globals[file_]);
@@ -318,7 +320,7 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
     while (end < n && p_.funcs[base + static_cast<int>(end)].parent >= 0) ++end;
     bool w = all;
     for (std::size_t j = k; !w && j < end; ++j) {
-      w = dirty[base + static_cast<int>(j)];
+      w = dirty[base + static_cast<int>(j)] || found[j];
       for (std::size_t g : reads[j]) w = w || (walk[g] && changed[g]);
     }
     for (std::size_t j = k; j < end; ++j) {
@@ -329,8 +331,10 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
   }
 
   // The output in walk order: the earlier walk's for the functions not walked now.
+  // Every function with an earlier finding was walked now: the findings are the new ones.
   FileOutput merged;
   merged.findings = std::move(out_.findings);
+  merged.finding_funcs = std::move(out_.finding_funcs);
   // Both outputs hold each function's items together and in walk order: merged function by function.
   auto merge = [&](auto& now, auto& before, auto& to, auto func_of) {
     std::size_t i_now = 0, i_before = 0;
@@ -2009,6 +2013,7 @@ void Walker::report(const Rule& rule, TSNode at, Confidence confidence, std::str
   f.fix = std::string(fix);
   f.edits = std::move(edits);
   out_.findings.push_back(std::move(f));
+  out_.finding_funcs.push_back(func_);
 }
 
 }  // namespace

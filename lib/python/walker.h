@@ -16,6 +16,7 @@ namespace synclint::python {
 // What one walk of one file produced.
 struct FileOutput {
   std::vector<Finding> findings;
+  std::vector<int> finding_funcs;  // the function of each finding
   std::vector<CallEdge> edges;  // in walk order: the module body's, then each function's in turn
   // What each function's walk read from summaries (the function first): a file, and in it a function, is
   // walked again in the next round only when something it read changed.
@@ -37,10 +38,10 @@ void walk_file(Project& project, int file, bool emit, FileOutput& out);
 
 // Walks `file` again after an earlier walk whose output is `old` (moved from), with findings kept: only the
 // module body and the top-level functions and methods (each with the functions nested in it) that must be:
-// those with a function marked in `dirty` (something it read in an earlier round changed) and those that
-// read the summary of a function walked before them here whose result changed; all of them once the module's
-// names changed. The others keep their output (`project.next` holds their summaries and module names on
-// entry; the file's class attributes are joined again). Gives what walk_file gives when `old` holds no
-// finding and no function of the file reports a site.
+// those with a function marked in `dirty` (something it read in an earlier round changed), with a finding
+// (its message tells the heat and calling chain of this round), or that read the summary of a function
+// walked before them here whose result changed; all of them once the module's names changed. The others
+// keep their output (`project.next` holds their summaries and module names on entry; the file's class
+// attributes are joined again). Gives what walk_file gives.
 void walk_file_again(Project& project, int file, FileOutput&& old, const std::vector<char>& dirty, FileOutput& out);
 }  // namespace synclint::python
