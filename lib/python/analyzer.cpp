@@ -23,7 +23,7 @@ constexpr std::size_t kSmallRoundBytes = 2u << 20;
 // Syntax trees are kept between rounds up to this many bytes of tree (measured around each parse; about
 // 20 bytes of tree per byte of source); the trees of the other files are freed after each walk and parsed
 // again when a later round needs them.
-constexpr std::size_t kKeptTreeBytes = 204u << 20;
+constexpr std::size_t kKeptTreeBytes = 196u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>

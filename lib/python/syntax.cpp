@@ -1,13 +1,14 @@
 #include "python/syntax.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <malloc.h>
+#if SYNCLINT_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 #include <mutex>
 #include <unordered_map>
 
@@ -205,213 +206,64 @@ SourceRange SourceText::range(TSNode n) const {
 
 
 // ============================================================================ tree allocator
-
 namespace {
-// Small blocks (syntax tree nodes, leaves, the parser's small arrays) come from 64 KiB slabs of one size
-// class each, carved from one reserved address range. A block has no header (glibc's malloc adds 8 bytes
-// and rounds to 16: about 15% of a tree). Freed blocks go to a per-thread list of their class (no locking);
-// they move to and from shared lists in batches, and all of them when a thread ends. Larger blocks, and all blocks
-// once the range is used up or could not be reserved, come from malloc; a pointer outside the range is
-// malloc's. Memory is reused, never returned to the system.
-namespace talloc {
-constexpr std::size_t kGranule = 8;
-constexpr std::size_t kMaxSmall = 256;
-constexpr std::size_t kClasses = kMaxSmall / kGranule + 1;  // class c holds blocks of c * kGranule bytes
-constexpr std::size_t kSlab = 64u << 10;
-constexpr std::size_t kRange = std::size_t{16} << 30;  // address space only: untouched pages take no memory
-constexpr std::uint32_t kBatch = 256;  // blocks moved between a thread's list and the shared one at a time
+// tree-sitter allocates through mimalloc: no per-block header (glibc's malloc adds 8 bytes and rounds to 16,
+// about 15% of a tree), thread-local free lists, blocks freed on any thread. Each thread counts the bytes it
+// holds, so that the analyzer can budget kept trees by their measured size. Blocks allocated before the
+// switch (by malloc) still go back to malloc. Without mimalloc (a build where it is missing), malloc and
+// the count.
+thread_local std::int64_t t_held = 0;
 
-struct Block {
-  Block* next;
-};
-
-char* range_begin = nullptr;
-std::atomic<std::size_t> range_used{0};
-std::uint8_t* slab_class = nullptr;  // class of each slab of the range
-
-// Free blocks move between threads in batches of up to kBatch blocks (a list with its last block and count).
-struct Batch {
-  Block* head = nullptr;
-  Block* tail = nullptr;
-  std::uint32_t count = 0;
-};
-std::mutex shared_mutex;
-std::array<std::vector<Batch>, kClasses> shared;                    // guarded by shared_mutex
-std::array<std::atomic<std::uint32_t>, kClasses> shared_batches{};  // shared[c].size(), read without the lock
-
-struct Cache {
-  std::array<Batch, kClasses> free;   // blocks handed out first
-  std::array<Batch, kClasses> spill;  // blocks freed while `free` is full: shared once a batch is complete
-  std::array<char*, kClasses> bump;
-  std::array<char*, kClasses> bump_end;
-  std::int64_t held;  // bytes allocated minus bytes freed on this thread
-  bool live;          // a Flusher is registered for this thread
-  bool dead;          // this thread's Flusher ran: the thread is ending
-};
-thread_local Cache cache{};  // trivially destructible: usable during thread exit
-
-bool in_range(const void* p) {
-  return range_begin != nullptr && static_cast<const char*>(p) >= range_begin &&
-         static_cast<const char*>(p) < range_begin + kRange;
+#if SYNCLINT_HAVE_MIMALLOC
+bool ours(const void* p) { return mi_is_in_heap_region(p); }
+std::size_t usable(const void* p) { return ours(p) ? mi_usable_size(p) : malloc_usable_size(const_cast<void*>(p)); }
+void* raw_malloc(std::size_t size) { return mi_malloc(size); }
+void* raw_calloc(std::size_t n, std::size_t size) { return mi_calloc(n, size); }
+void raw_free(void* p) {
+  if (ours(p)) mi_free(p);
+  else std::free(p);
 }
-std::size_t class_of(const void* p) {
-  return slab_class[static_cast<std::size_t>(static_cast<const char*>(p) - range_begin) / kSlab];
-}
-
-void push(Batch& b, Block* blk) {
-  blk->next = b.head;
-  if (!b.head) b.tail = blk;
-  b.head = blk;
-  ++b.count;
-}
-
-void share(std::size_t c, Batch& b) {
-  if (!b.head) return;
-  std::lock_guard<std::mutex> lock(shared_mutex);
-  shared[c].push_back(b);
-  shared_batches[c].store(static_cast<std::uint32_t>(shared[c].size()), std::memory_order_relaxed);
-  b = Batch{};
-}
-
-bool take_shared(std::size_t c, Batch& into) {
-  if (shared_batches[c].load(std::memory_order_relaxed) == 0) return false;
-  std::lock_guard<std::mutex> lock(shared_mutex);
-  if (shared[c].empty()) return false;
-  into = shared[c].back();
-  shared[c].pop_back();
-  shared_batches[c].store(static_cast<std::uint32_t>(shared[c].size()), std::memory_order_relaxed);
-  return true;
-}
-
-// Hands this thread's free blocks, and the rest of its slabs, to the shared lists.
-void flush() {
-  for (std::size_t c = 1; c < kClasses; ++c) {
-    const std::size_t size = c * kGranule;
-    Batch rest;
-    for (char* b = cache.bump[c]; b && b + size <= cache.bump_end[c]; b += size) push(rest, reinterpret_cast<Block*>(b));
-    cache.bump[c] = cache.bump_end[c] = nullptr;
-    share(c, rest);
-    share(c, cache.free[c]);
-    share(c, cache.spill[c]);
-  }
-}
-
-struct Flusher {
-  ~Flusher() {
-    flush();
-    cache.dead = true;
-  }
-};
-
-void* allocate_large(std::size_t size) {
-  void* p = std::malloc(size);
-  if (!p) std::abort();  // as tree-sitter's own allocator does
-  cache.held += static_cast<std::int64_t>(malloc_usable_size(p));
-  return p;
-}
-
-void* allocate(std::size_t size) {
-  const std::size_t c = (std::max<std::size_t>(size, 1) + kGranule - 1) / kGranule;
-  if (c >= kClasses || cache.dead || !range_begin) return allocate_large(size);
-  if (!cache.live) {
-    thread_local Flusher flusher;
-    (void)flusher;
-    cache.live = true;
-  }
-  const std::size_t bytes = c * kGranule;
-  Batch& f = cache.free[c];
-  if (!f.head) {
-    if (cache.spill[c].head) std::swap(f, cache.spill[c]);
-    else take_shared(c, f);
-  }
-  if (Block* b = f.head) {
-    f.head = b->next;
-    --f.count;
-    cache.held += static_cast<std::int64_t>(bytes);
-    return b;
-  }
-  if (!cache.bump[c] || cache.bump[c] + bytes > cache.bump_end[c]) {
-    const std::size_t at = range_used.fetch_add(kSlab);
-    if (at + kSlab > kRange) return allocate_large(size);
-    slab_class[at / kSlab] = static_cast<std::uint8_t>(c);
-    cache.bump[c] = range_begin + at;
-    cache.bump_end[c] = cache.bump[c] + kSlab;
-  }
-  void* p = cache.bump[c];
-  cache.bump[c] += bytes;
-  cache.held += static_cast<std::int64_t>(bytes);
-  return p;
-}
-
-void release(void* p) {
-  if (!p) return;
-  if (!in_range(p)) {
-    cache.held -= static_cast<std::int64_t>(malloc_usable_size(p));
+void* raw_realloc(void* p, std::size_t size) {
+  if (p == nullptr || ours(p)) return mi_realloc(p, size);
+  void* q = mi_malloc(size);  // a malloc block grows into a mimalloc one
+  if (q != nullptr) {
+    std::memcpy(q, p, std::min(size, malloc_usable_size(p)));
     std::free(p);
-    return;
   }
-  const std::size_t c = class_of(p);
-  cache.held -= static_cast<std::int64_t>(c * kGranule);
-  Block* b = static_cast<Block*>(p);
-  if (cache.dead) {
-    Batch one;
-    push(one, b);
-    share(c, one);
-    return;
-  }
-  // Blocks freed here may have been allocated by another thread: past kBatch free ones, complete batches are
-  // shared.
-  if (cache.free[c].count < kBatch) {
-    push(cache.free[c], b);
-    return;
-  }
-  push(cache.spill[c], b);
-  if (cache.spill[c].count >= kBatch) share(c, cache.spill[c]);
-}
-
-void* zeroed(std::size_t count, std::size_t size) {
-  const std::size_t bytes = count * size;
-  void* p = allocate(bytes);
-  std::memset(p, 0, bytes);
-  return p;
-}
-
-void* resize(void* p, std::size_t size) {
-  if (!p) return allocate(size);
-  std::size_t old = 0;
-  if (in_range(p)) {
-    old = class_of(p) * kGranule;
-    if (size <= old && size > old / 2) return p;
-  } else {
-    old = malloc_usable_size(p);
-  }
-  void* q = allocate(size);
-  std::memcpy(q, p, std::min(old, size));
-  release(p);
   return q;
 }
-}  // namespace talloc
+#else
+std::size_t usable(const void* p) { return malloc_usable_size(const_cast<void*>(p)); }
+void* raw_malloc(std::size_t size) { return std::malloc(size); }
+void* raw_calloc(std::size_t n, std::size_t size) { return std::calloc(n, size); }
+void raw_free(void* p) { std::free(p); }
+void* raw_realloc(void* p, std::size_t size) { return std::realloc(p, size); }
+#endif
+
+// Out of memory aborts, as tree-sitter's default allocator does.
+void* checked(void* p) {
+  if (p == nullptr) std::abort();
+  t_held += static_cast<std::int64_t>(usable(p));
+  return p;
+}
+void* allocate(std::size_t size) { return checked(raw_malloc(std::max<std::size_t>(size, 1))); }
+void* zeroed(std::size_t n, std::size_t size) { return checked(raw_calloc(std::max<std::size_t>(n, 1), std::max<std::size_t>(size, 1))); }
+void release(void* p) {
+  if (p == nullptr) return;
+  t_held -= static_cast<std::int64_t>(usable(p));
+  raw_free(p);
+}
+void* resize(void* p, std::size_t size) {
+  if (p != nullptr) t_held -= static_cast<std::int64_t>(usable(p));
+  return checked(raw_realloc(p, std::max<std::size_t>(size, 1)));
+}
 }  // namespace
 
 void use_tree_allocator() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    constexpr int kProt = PROT_READ | PROT_WRITE, kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-    void* range = mmap(nullptr, talloc::kRange, kProt, kFlags, -1, 0);
-    void* classes = mmap(nullptr, talloc::kRange / talloc::kSlab, kProt, kFlags, -1, 0);
-    if (range != MAP_FAILED && classes != MAP_FAILED) {
-      talloc::slab_class = static_cast<std::uint8_t*>(classes);
-      talloc::range_begin = static_cast<char*>(range);
-    } else {
-      if (range != MAP_FAILED) munmap(range, talloc::kRange);
-      if (classes != MAP_FAILED) munmap(classes, talloc::kRange / talloc::kSlab);
-    }
-    // Without the range every block comes from malloc; the count of bytes held per thread still works.
-    ts_set_allocator(talloc::allocate, talloc::zeroed, talloc::resize, talloc::release);
-  });
+  std::call_once(once, [] { ts_set_allocator(allocate, zeroed, resize, release); });
 }
 
-std::int64_t tree_bytes_held_here() { return talloc::cache.held; }
-std::size_t slab_bytes() { return talloc::range_used.load(); }
+std::int64_t tree_bytes_held_here() { return t_held; }
 
 }  // namespace synclint::python

@@ -86,13 +86,12 @@ class SourceText {
 // The Python language handle (a process-wide constant).
 const TSLanguage* python_language();
 
-// Makes tree-sitter allocate its small blocks (tree nodes) from size-class slabs without per-block headers:
-// less memory per tree and cheaper allocation and freeing than malloc. Process-wide, once; safe while trees
+// Makes tree-sitter allocate through mimalloc (no per-block headers: less memory per tree, cheaper
+// allocation and freeing than malloc) and count what each thread holds. Process-wide, once; safe while trees
 // made with malloc are alive (their blocks still go back to malloc).
 void use_tree_allocator();
 // Bytes tree-sitter allocated minus bytes it freed on this thread since it started, once use_tree_allocator()
 // ran: around a parse, the size of the new tree.
 std::int64_t tree_bytes_held_here();
-std::size_t slab_bytes();  // bytes of slabs carved so far (diagnostics)
 
 }  // namespace synclint::python
