@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/catalog.h"
+#include "python/nn_layers.h"
 #include "python/project.h"
 #include "python/walker.h"
 
@@ -326,6 +327,31 @@ void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges) {
 }
 
 // The hot context of every function from the call edges; FuncHeat::via indexes `edges`.
+// How many parameter tensors an instance of each project nn.Module class has, from this round's class
+// attributes (its own and its bases'): the sum over the attributes that hold modules, unknown (-1) when
+// one of them is, or an attribute could be one (its value is unknown), or the class has none yet. Kept as
+// the pseudo attribute kParametersAttr, so that the walks read it like any attribute and files that made
+// an instance are walked again when it changes.
+void count_module_parameters(Project& p) {
+  for (std::size_t c = 0; c < p.classes.size(); ++c) {
+    if (!p.classes[c].is_module) continue;
+    int total = 0;
+    bool any = false;
+    for (int k = static_cast<int>(c), depth = 0; k >= 0 && depth < 16 && total >= 0; ++depth) {
+      for (const auto& [name, v] : p.next.class_attrs[k]) {
+        if (name == kParametersAttr) continue;
+        any = true;
+        if (v.kind == VK::Unknown || (v.kind == VK::Module && v.count < 0)) total = -1;
+        else if (v.kind == VK::Module && total >= 0) total += v.count;
+      }
+      k = p.classes[k].base_ids.empty() ? -1 : p.classes[k].base_ids.front();
+    }
+    Value count = Value::host(true);
+    count.count = any ? total : -1;
+    p.next.class_attrs[c][kParametersAttr] = count;
+  }
+}
+
 std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const CallEdge*>& edges) {
   std::vector<FuncHeat> h(p.funcs.size());
   const auto& hot = p.options->hot_functions;
@@ -532,6 +558,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
         fm.tree = nullptr;
       }
     });
+    count_module_parameters(p);
     std::vector<const CallEdge*> edges;
     for (const FileOutput& o : outputs)
       for (const CallEdge& e : o.edges) edges.push_back(&e);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace synclint::python {
@@ -22,5 +23,9 @@ using LayerArgFn = std::function<LayerArg(std::string_view keyword, int position
 // argument that decides it is not a literal). Containers (Sequential, ModuleList, ModuleDict) are -1:
 // their count is the sum of their items', which the caller knows.
 int nn_layer_parameters(std::string_view layer, const LayerArgFn& arg);
+
+// The class attribute (not a Python name) under which the analyzer keeps, between rounds, how many
+// parameter tensors an instance of a project nn.Module class has (Value::count, -1 when unknown).
+inline const std::string kParametersAttr = "\x01parameters";
 
 }  // namespace synclint::python

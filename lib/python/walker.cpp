@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <unordered_set>
 
 #include "core/catalog.h"
+#include "python/nn_layers.h"
 
 namespace synclint::python {
 namespace {
@@ -226,6 +228,7 @@ class Walker final : public Checker {
   Value call_result(CallInfo& ci, const Value& callee, bool is_method, bool& work, bool& syncs);
   Value builtin_result(const CallInfo& ci);
   Value external_result(const CallInfo& ci, const std::string& q);
+  int torch_module_parameters(const CallInfo& ci, std::string_view layer) const;
   Value method_result(CallInfo& ci, bool& work, bool& syncs);
   Value module_call(const Value& mod, const CallInfo& ci, bool& work, bool& syncs);
   Value project_call(int callee, const CallInfo& ci, bool bound, bool& work, bool& syncs);
@@ -1488,6 +1491,10 @@ Value Walker::call_result(CallInfo& ci, const Value& callee, bool is_method, boo
       if (init >= 0) (void)project_call(init, ci, true, work, syncs);
       Value v = Value::of(p_.classes[callee.id].is_module ? VK::Module : VK::Instance);
       v.id = callee.id;
+      if (v.kind == VK::Module) {
+        const Value* params = class_attr(callee.id, kParametersAttr);
+        v.count = params ? params->count : -1;
+      }
       return v;
     }
     case VK::ModuleRef: return external_result(ci, callee.name);
@@ -1613,8 +1620,11 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
       return v;
     }
     if (q.starts_with("torch.nn.") && upper && !q.starts_with("torch.nn.functional.") &&
-        !q.starts_with("torch.nn.utils."))
-      return Value::of(VK::Module);
+        !q.starts_with("torch.nn.utils.")) {
+      Value v = Value::of(VK::Module);
+      v.count = torch_module_parameters(ci, last);
+      return v;
+    }
     if (q.starts_with("torch.cuda.") || q.starts_with("torch.backends.") || q.starts_with("torch.distributed."))
       return Value::host();
     if (factory(last)) {
@@ -1655,6 +1665,58 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
   return {};
 }
 
+// Parameter tensors of `torch.nn.<layer>(...)`: containers sum their items' counts, other layers come
+// from the table in nn_layers.cpp; -1 when unknown.
+int Walker::torch_module_parameters(const CallInfo& ci, std::string_view layer) const {
+  auto module_count = [](const Value& v) { return v.kind == VK::Module ? v.count : -1; };
+  auto sum_items = [&](const Value& c) {
+    if (c.kind != VK::Container || !c.positional || !c.items) return -1;
+    int total = 0;
+    for (const Value& item : *c.items) {
+      const int n = module_count(item);
+      if (n < 0) return -1;
+      total += n;
+    }
+    return total;
+  };
+  // An empty container is usually filled later (append, add_module): unknown.
+  if ((layer == "Sequential" || layer == "ModuleList" || layer == "ModuleDict") && ci.args.empty()) return -1;
+  if (layer == "Sequential") {
+    int total = 0;
+    for (const Arg& a : ci.args) {
+      const int n = a.keyword.empty() ? module_count(a.value) : a.keyword == "*" ? sum_items(a.value) : -1;
+      if (n < 0) return -1;
+      total += n;
+    }
+    return total;
+  }
+  if (layer == "ModuleList") {
+    const Arg* a = ci.positional(0);
+    return ci.args.size() == 1 && a ? sum_items(a->value) : -1;
+  }
+  for (const Arg& a : ci.args)
+    if (a.keyword == "*" || a.keyword == "**") return -1;  // positions unknown
+  return nn_layer_parameters(layer, [&](std::string_view keyword, int position) {
+    const Arg* a = ci.arg(static_cast<std::size_t>(position), keyword);
+    if (!a) return LayerArg{};
+    TSNode n = strip_parens(a->node);
+    switch (kind(n)) {
+      case K::True: return LayerArg{LayerArg::Kind::Literal, 1};
+      case K::False:
+      case K::None: return LayerArg{LayerArg::Kind::Literal, 0};
+      case K::Integer: {
+        const std::string digits(text(n));
+        char* end = nullptr;
+        const long value = std::strtol(digits.c_str(), &end, 10);
+        if (end != nullptr && *end == '\0') return LayerArg{LayerArg::Kind::Literal, value};
+        break;
+      }
+      default: break;
+    }
+    return LayerArg{LayerArg::Kind::Other, 0};
+  });
+}
+
 Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
   const Value& rv = ci.recv;
   const std::string_view m = ci.method;
@@ -1686,6 +1748,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
   if (m == "parameters" || m == "named_parameters") {
     Value v = Value::of(VK::Params, rv.kind == VK::Module && rv.cuda ? rv.conf : Confidence::Medium);
     v.named_params = m == "named_parameters";
+    if (rv.kind == VK::Module) v.count = rv.count;  // parameter tensors, when known
     return v;
   }
   switch (rv.kind) {
@@ -1725,6 +1788,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
       if (m == "parameters" || m == "named_parameters" || m == "buffers") {
         Value v = Value::of(VK::Params, rv.cuda ? rv.conf : Confidence::Medium);
         v.named_params = m == "named_parameters";
+        if (m != "buffers") v.count = rv.count;
         return v;
       }
       if (module_method(m)) return rv;

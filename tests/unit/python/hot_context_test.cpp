@@ -111,7 +111,69 @@ for step in range(10):
     norms = [p.grad.norm().item() for p in model.parameters()]
 )");
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_NE(r.findings[0].message.find("one read per parameter per step"), std::string::npos);
+  EXPECT_NE(r.findings[0].message.find("2 reads per step"), std::string::npos) << r.findings[0].message;
+  EXPECT_EQ(r.findings[0].reads_per_step, 2u);
+}
+
+// The parameter tensors of a project module: its layers' (in containers too), across the rounds.
+TEST(HotContext, MultiplierCountsTheParametersOfAProjectModule) {
+  const auto r = analyze(R"(import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.norm = nn.BatchNorm2d(c)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU())
+        self.block = Block(16)
+        self.head = nn.Linear(16, 10)
+        self.loss_fn = nn.CrossEntropyLoss()
+        self.steps = 0
+
+model = Net().cuda()
+for step in range(10):
+    for p in model.parameters():
+        p.grad.norm().item()
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  // stem conv 2 + block (conv without bias 1, norm 2) + head 2
+  EXPECT_NE(r.findings[0].message.find("7 reads per step"), std::string::npos) << r.findings[0].message;
+  EXPECT_EQ(r.findings[0].reads_per_step, 7u);
+}
+
+// Whatever could hold parameters the analysis cannot count keeps the count open.
+TEST(HotContext, MultiplierStaysOpenWhenTheParametersAreNotKnown) {
+  for (const char* model : {"build_model().cuda()", "nn.ModuleList().cuda()", "Net(backbone).cuda()",
+                            "nn.Linear(4, 2, bias=use_bias).cuda()", "Grown().cuda()"}) {
+    const auto r = analyze(std::string(R"(import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self, backbone):
+        super().__init__()
+        self.backbone = backbone
+        self.head = nn.Linear(16, 10)
+
+class Grown(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for _ in range(3):
+            self.layers.append(nn.Linear(4, 4))
+
+model = )") + model + R"(
+for step in range(10):
+    norms = [p.grad.norm().item() for p in model.parameters()]
+)");
+    ASSERT_EQ(r.findings.size(), 1u) << model;
+    EXPECT_NE(r.findings[0].message.find("one read per parameter per step"), std::string::npos)
+        << model << ": " << r.findings[0].message;
+  }
 }
 
 TEST(HotContext, ParameterLoopInColdCodeIsCold) {
