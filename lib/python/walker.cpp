@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <unordered_set>
 
 #include "core/catalog.h"
@@ -229,6 +230,7 @@ class Walker final : public Checker {
   Value builtin_result(const CallInfo& ci);
   Value external_result(const CallInfo& ci, const std::string& q);
   int torch_module_parameters(const CallInfo& ci, std::string_view layer) const;
+  std::optional<Value> slice_of(const Value& container, TSNode slice) const;
   Value method_result(CallInfo& ci, bool& work, bool& syncs);
   Value module_call(const Value& mod, const CallInfo& ci, bool& work, bool& syncs);
   Value project_call(int callee, const CallInfo& ci, bool bound, bool& work, bool& syncs);
@@ -1131,6 +1133,8 @@ Value Walker::subscript(TSNode n, std::vector<Value>* index_out, Value* base_out
         const long i = std::strtol(std::string(text(idx_nodes[0])).c_str(), nullptr, 10);
         if (i >= 0) return bv.item(static_cast<std::size_t>(i));
       }
+      if (idx_nodes.size() == 1 && kind(idx_nodes[0]) == K::Slice && bv.positional && bv.items)
+        if (std::optional<Value> part = slice_of(bv, idx_nodes[0])) return *part;
       return bv.element();
     }
     default: return {};
@@ -1274,12 +1278,16 @@ Value Walker::comprehension(TSNode n) {
     }
   };
   const std::size_t frames_at_start = frames_.size();
+  std::int32_t count = -1;  // one `for` over an iterable of known length and no `if`: that length
+  int clauses = 0;
   for (TSNode n_i : named_children(n)) {
     TSNode c = n_i;
+    if (kind(c) == K::ForInClause || kind(c) == K::IfClause) ++clauses;
     if (kind(c) == K::ForInClause) {
       TSNode left = field(c, "left");
       TSNode right = field(c, "right");
       Value it = expr(right);
+      count = it.count;
       Frame f = loop_frame(c, right, it, left, TSNode{});
       frames_.push_back(f);
       save_targets(left);
@@ -1296,7 +1304,9 @@ Value Walker::comprehension(TSNode n) {
     v = expr(body);
   }
   frames_.resize(frames_at_start);
-  return Value::container({v}, false);
+  Value result = Value::container({v}, false);
+  if (clauses == 1) result.count = count;
+  return result;
 }
 
 Value Walker::lambda(TSNode n) {
@@ -1546,9 +1556,18 @@ Value Walker::builtin_result(const CallInfo& ci) {
   }
   if (b == "zip") {
     std::vector<Value> parts;
-    for (const Arg& a : ci.args)
-      if (a.keyword.empty()) parts.push_back(a.value.element());
-    return Value::container({Value::container(std::move(parts), true)}, false);
+    std::int32_t count = -1;
+    bool known = true;
+    for (const Arg& a : ci.args) {
+      if (!a.keyword.empty()) continue;
+      parts.push_back(a.value.element());
+      known = known && a.value.count >= 0;
+      if (known) count = count < 0 ? a.value.count : std::min(count, a.value.count);
+    }
+    const bool counted = known && !parts.empty();
+    Value v = Value::container({Value::container(std::move(parts), true)}, false);
+    if (counted) v.count = count;  // as long as the shortest
+    return v;
   }
   if (one_of(b, {"list", "tuple", "set", "sorted", "reversed", "frozenset", "iter"})) {
     if (first.kind == VK::Params || first.kind == VK::Container || first.kind == VK::Loader) return first;
@@ -1665,12 +1684,39 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
   return {};
 }
 
+// `items[a:b]` of a tuple or list literal, with integer literals (or nothing) as bounds and no step.
+std::optional<Value> Walker::slice_of(const Value& c, TSNode slice) const {
+  const auto size = static_cast<long>(c.items->size());
+  std::array<long, 2> bounds{0, size};
+  std::size_t part = 0;  // 0: start, 1: stop, 2: step
+  for (std::uint32_t i = 0, n = ts_node_child_count(slice); i < n; ++i) {
+    TSNode ch = ts_node_child(slice, i);
+    if (!ts_node_is_named(ch)) {
+      if (text(ch) == ":") ++part;
+      continue;
+    }
+    if (part > 1) return std::nullopt;
+    const std::string literal(text(ch));
+    char* end = nullptr;
+    const long v = std::strtol(literal.c_str(), &end, 10);
+    if (literal.empty() || end == nullptr || *end != '\0') return std::nullopt;
+    bounds[part] = std::clamp(v < 0 ? v + size : v, 0L, size);
+  }
+  std::vector<Value> items;
+  for (long i = bounds[0]; i < bounds[1]; ++i) items.push_back((*c.items)[static_cast<std::size_t>(i)]);
+  return Value::container(std::move(items), true);
+}
+
 // Parameter tensors of `torch.nn.<layer>(...)`: containers sum their items' counts, other layers come
 // from the table in nn_layers.cpp; -1 when unknown.
 int Walker::torch_module_parameters(const CallInfo& ci, std::string_view layer) const {
   auto module_count = [](const Value& v) { return v.kind == VK::Module ? v.count : -1; };
   auto sum_items = [&](const Value& c) {
-    if (c.kind != VK::Container || !c.positional || !c.items) return -1;
+    if (c.kind != VK::Container || !c.items) return -1;
+    if (!c.positional) {  // a comprehension: its length times its element's count
+      const int each = c.items->size() == 1 ? module_count(c.items->front()) : -1;
+      return c.count >= 0 && each >= 0 ? c.count * each : -1;
+    }
     int total = 0;
     for (const Value& item : *c.items) {
       const int n = module_count(item);

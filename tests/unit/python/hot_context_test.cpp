@@ -146,10 +146,36 @@ for step in range(10):
   EXPECT_EQ(r.findings[0].reads_per_step, 7u);
 }
 
+// Layers built in comprehensions: the length of the iterable (range, literals, their slices, zip) times
+// the element's count. The bundled example's network: 5 x (conv 2 + norm 2) + linear 2.
+TEST(HotContext, MultiplierCountsLayersBuiltInComprehensions) {
+  const auto r = analyze(R"(import torch
+import torch.nn as nn
+
+class SmallCNN(nn.Module):
+    def __init__(self, channels=(3, 32, 64, 64, 128, 128), num_classes=10):
+        super().__init__()
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out), nn.ReLU())
+            for c_in, c_out in zip(channels[:-1], channels[1:])
+        )
+        self.head = nn.Linear(channels[-1], num_classes)
+        self.mlp = nn.Sequential(*[nn.Linear(8, 8) for _ in range(3)])
+
+model = SmallCNN().cuda()
+for step in range(10):
+    norms = {name: p.grad.norm().item() for name, p in model.named_parameters()}
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_NE(r.findings[0].message.find("28 reads per step"), std::string::npos) << r.findings[0].message;
+}
+
 // Whatever could hold parameters the analysis cannot count keeps the count open.
 TEST(HotContext, MultiplierStaysOpenWhenTheParametersAreNotKnown) {
   for (const char* model : {"build_model().cuda()", "nn.ModuleList().cuda()", "Net(backbone).cuda()",
-                            "nn.Linear(4, 2, bias=use_bias).cuda()", "Grown().cuda()"}) {
+                            "nn.Linear(4, 2, bias=use_bias).cuda()", "Grown().cuda()",
+                            "nn.ModuleList(nn.Linear(4, 4) for c in (1, 2, 3) if c > 1).cuda()",
+                            "nn.ModuleList([nn.Linear(4, 4) for _ in range(depth)]).cuda()"}) {
     const auto r = analyze(std::string(R"(import torch
 import torch.nn as nn
 
