@@ -20,8 +20,11 @@ for i in range(10):
     a.item(); b.item(); c.item(); d.item()
 )");
   EXPECT_EQ(sites(r, "SYNC001"), (std::vector<std::string>{"7:5", "7:15", "7:25", "7:35"}));
-  for (const Finding& f : r.findings)
-    if (f.rule_id == "SYNC001") EXPECT_EQ(f.confidence, Confidence::High) << f.message;
+  for (const Finding& f : r.findings) {
+    if (f.rule_id == "SYNC001") {
+      EXPECT_EQ(f.confidence, Confidence::High) << f.message;
+    }
+  }
 }
 
 TEST(DeviceInference, ConditionalDeviceStringCountsAsCuda) {
