@@ -200,6 +200,7 @@ class Walker final : public Checker {
   void block(TSNode n);
   void stmt(TSNode n);
   void if_stmt(TSNode n);
+  void match_stmt(TSNode n);
   void for_stmt(TSNode n);
   void while_stmt(TSNode n);
   void generic(TSNode n);
@@ -506,6 +507,7 @@ void Walker::stmt(TSNode n) {
       }
       break;
     case K::IfStatement: if_stmt(n); break;
+    case K::MatchStatement: match_stmt(n); break;
     case K::ForStatement: for_stmt(n); break;
     case K::WhileStatement: while_stmt(n); break;
     case K::AssertStatement:
@@ -578,6 +580,65 @@ void Walker::stmt(TSNode n) {
     default: generic(n); break;
   }
   --depth_;
+}
+
+namespace {
+// Does a `case` pattern compare the subject with a value (`case 0:`, `case "a" | "b":`, `case Color.RED:`)?
+// Captures (`case x:`), the wildcard and class patterns (which compare attributes) do not.
+bool compares_value(TSNode pattern) {
+  std::vector<TSNode> todo{pattern};
+  while (!todo.empty()) {
+    TSNode t = todo.back();
+    todo.pop_back();
+    const std::string_view type = ts_node_type(t);
+    if (type == "class_pattern" || type == "keyword_pattern") continue;
+    switch (kind(t)) {
+      case K::Integer: case K::Float: case K::String: case K::ConcatenatedString:
+      case K::True: case K::False: case K::None:
+        return true;
+      default: break;
+    }
+    if (kind(t) == K::DottedName && named_count(t) > 1) return true;
+    if (todo.size() < 256)
+      for (TSNode c : named_children(t)) todo.push_back(c);
+  }
+  return false;
+}
+}  // namespace
+
+// `match subject:` compares the subject with each value pattern (`case 0:` is `subject == 0`): on a GPU
+// tensor each comparison is a branch on a device value, like an `if`. A capture (`case x:`) binds the
+// subject; a guard (`case x if x > 0:`) is a condition.
+void Walker::match_stmt(TSNode n) {
+  TSNode body{};
+  std::vector<TSNode> subjects;
+  for (TSNode c : named_children(n)) {
+    if (kind(c) == K::Block) body = c;
+    else if (kind(c) != K::Comment) subjects.push_back(c);
+  }
+  bool compares = false;
+  std::vector<TSNode> clauses;
+  if (!null(body))
+    for (TSNode c : named_children(body))
+      if (std::string_view(ts_node_type(c)) == "case_clause") {
+        clauses.push_back(c);
+        for (TSNode part : named_children(c))
+          if (std::string_view(ts_node_type(part)) == "case_pattern") compares = compares || compares_value(part);
+      }
+  Value subject;
+  for (TSNode s : subjects) subject = compares && subjects.size() == 1 ? cond(s) : expr(s);
+  for (TSNode clause : clauses) {
+    for (TSNode part : named_children(clause)) {
+      const std::string_view type = ts_node_type(part);
+      if (type == "case_pattern" && named_count(part) == 1 && kind(named(part, 0)) == K::DottedName &&
+          named_count(named(part, 0)) == 1 && subjects.size() == 1)
+        assign(named(named(part, 0), 0), subject);  // a capture
+      else if (kind(part) == K::IfClause && named_count(part) > 0)
+        (void)cond(named(part, 0));
+      else if (kind(part) == K::Block)
+        block(part);
+    }
+  }
 }
 
 void Walker::generic(TSNode n) {
