@@ -247,6 +247,7 @@ class Walker final : public Checker {
   Lexical lexical() const;
   Frame loop_frame(TSNode loop, TSNode iterable_node, const Value& iterable, TSNode target, TSNode body);
   Periodic periodic_kind(TSNode c, int depth = 0) const;
+  bool interval_modulo(TSNode binop) const;
   bool calls_batch_loop(TSNode stmt_node);
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
@@ -659,6 +660,15 @@ void Walker::generic(TSNode n) {
   }
 }
 
+// `step % N` as an interval: not string formatting (`"%d" % x`), and not gradient accumulation
+// (`(step + 1) % accum_steps`): the optimizer step it guards runs every few steps, so what syncs there is hot.
+bool Walker::interval_modulo(TSNode binop) const {
+  if (text(field(binop, "operator")) != "%") return false;
+  const K lk = kind(strip_parens(field(binop, "left")));
+  if (lk == K::String || lk == K::ConcatenatedString) return false;
+  return !contains_ci(text(field(binop, "right")), "accum");
+}
+
 Periodic Walker::periodic_kind(TSNode c, int depth) const {
   c = strip_parens(c);
   if (depth > 16) return Periodic::None;
@@ -678,9 +688,7 @@ Periodic Walker::periodic_kind(TSNode c, int depth) const {
       return Periodic::None;
     }
     case K::BinaryOperator: {
-      if (text(field(c, "operator")) != "%") return Periodic::None;
-      const K lk = kind(strip_parens(field(c, "left")));
-      if (lk == K::String || lk == K::ConcatenatedString) return Periodic::None;
+      if (!interval_modulo(c)) return Periodic::None;
       return Periodic::WhenFalse;  // `if step % N:` runs off the interval; its else branch on it
     }
     case K::ComparisonOperator: {
@@ -688,10 +696,7 @@ Periodic Walker::periodic_kind(TSNode c, int depth) const {
       bool modulo = false;
       for (std::uint32_t i = 0; i < 2; ++i) {
         TSNode o = strip_parens(named(c, i));
-        if (kind(o) == K::BinaryOperator && text(field(o, "operator")) == "%") {
-          const K lk = kind(strip_parens(field(o, "left")));
-          modulo = lk != K::String && lk != K::ConcatenatedString;
-        }
+        if (kind(o) == K::BinaryOperator && interval_modulo(o)) modulo = true;
       }
       if (!modulo) return Periodic::None;
       for (std::uint32_t i = 0; i < ts_node_child_count(c); ++i) {
