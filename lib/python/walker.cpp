@@ -232,6 +232,7 @@ class Walker final : public Checker {
   Value external_result(const CallInfo& ci, const std::string& q);
   int torch_module_parameters(const CallInfo& ci, std::string_view layer) const;
   std::optional<Value> slice_of(const Value& container, TSNode slice) const;
+  std::optional<long> integer_literal(TSNode n) const;
   Value method_result(CallInfo& ci, bool& work, bool& syncs);
   Value module_call(const Value& mod, const CallInfo& ci, bool& work, bool& syncs);
   Value project_call(int callee, const CallInfo& ci, bool bound, bool& work, bool& syncs);
@@ -1195,10 +1196,9 @@ Value Walker::subscript(TSNode n, std::vector<Value>* index_out, Value* base_out
     case VK::Host: return Value::host();
     case VK::Module: return bv;
     case VK::Container: {
-      if (idx_nodes.size() == 1 && kind(idx_nodes[0]) == K::Integer) {
-        const long i = std::strtol(std::string(text(idx_nodes[0])).c_str(), nullptr, 10);
-        if (i >= 0) return bv.item(static_cast<std::size_t>(i));
-      }
+      if (idx_nodes.size() == 1)
+        if (std::optional<long> i = integer_literal(idx_nodes[0]); i && *i >= 0)
+          return bv.item(static_cast<std::size_t>(*i));
       if (idx_nodes.size() == 1 && kind(idx_nodes[0]) == K::Slice && bv.positional && bv.items)
         if (std::optional<Value> part = slice_of(bv, idx_nodes[0])) return *part;
       return bv.element();
@@ -1606,8 +1606,8 @@ Value Walker::builtin_result(const CallInfo& ci) {
     Value v = Value::container({Value::host(true)}, false);
     auto lit = [&](std::size_t i) -> long {
       const Arg* a = ci.positional(i);
-      if (!a || kind(a->node) != K::Integer) return -1;
-      return std::strtol(std::string(text(a->node)).c_str(), nullptr, 10);
+      const std::optional<long> v = a ? integer_literal(a->node) : std::nullopt;
+      return v ? *v : -1;
     };
     const std::size_t n = ci.args.size();
     if (n == 1 && lit(0) >= 0) v.count = static_cast<std::int32_t>(lit(0));
@@ -1750,6 +1750,24 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
   return {};
 }
 
+// A decimal integer literal (`3`, `10_000`, `-1`), else nothing.
+std::optional<long> Walker::integer_literal(TSNode n) const {
+  n = strip_parens(n);
+  bool negative = false;
+  if (kind(n) == K::UnaryOperator && text(field(n, "operator")) == "-") {
+    negative = true;
+    n = strip_parens(field(n, "argument"));
+  }
+  if (kind(n) != K::Integer) return std::nullopt;
+  std::string digits;
+  for (char ch : text(n))
+    if (ch != '_') digits += ch;
+  char* end = nullptr;
+  const long v = std::strtol(digits.c_str(), &end, 10);
+  if (digits.empty() || end == nullptr || *end != '\0') return std::nullopt;
+  return negative ? -v : v;
+}
+
 // `items[a:b]` of a tuple or list literal, with integer literals (or nothing) as bounds and no step.
 std::optional<Value> Walker::slice_of(const Value& c, TSNode slice) const {
   const auto size = static_cast<long>(c.items->size());
@@ -1761,12 +1779,9 @@ std::optional<Value> Walker::slice_of(const Value& c, TSNode slice) const {
       if (text(ch) == ":") ++part;
       continue;
     }
-    if (part > 1) return std::nullopt;
-    const std::string literal(text(ch));
-    char* end = nullptr;
-    const long v = std::strtol(literal.c_str(), &end, 10);
-    if (literal.empty() || end == nullptr || *end != '\0') return std::nullopt;
-    bounds[part] = std::clamp(v < 0 ? v + size : v, 0L, size);
+    const std::optional<long> v = integer_literal(ch);
+    if (part > 1 || !v) return std::nullopt;
+    bounds[part] = std::clamp(*v < 0 ? *v + size : *v, 0L, size);
   }
   std::vector<Value> items;
   for (long i = bounds[0]; i < bounds[1]; ++i) items.push_back((*c.items)[static_cast<std::size_t>(i)]);
@@ -1816,13 +1831,9 @@ int Walker::torch_module_parameters(const CallInfo& ci, std::string_view layer) 
       case K::True: return LayerArg{LayerArg::Kind::Literal, 1};
       case K::False:
       case K::None: return LayerArg{LayerArg::Kind::Literal, 0};
-      case K::Integer: {
-        const std::string digits(text(n));
-        char* end = nullptr;
-        const long value = std::strtol(digits.c_str(), &end, 10);
-        if (end != nullptr && *end == '\0') return LayerArg{LayerArg::Kind::Literal, value};
+      case K::Integer:
+        if (std::optional<long> v = integer_literal(n)) return LayerArg{LayerArg::Kind::Literal, *v};
         break;
-      }
       default: break;
     }
     return LayerArg{LayerArg::Kind::Other, 0};

@@ -61,15 +61,13 @@ namespace {
 
 constexpr std::size_t kActivityBufferBytes = 8u << 20;
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
-}
-
+// An environment switch: unset or empty gives `fallback`, "0" false, anything else true.
 bool env_flag_default(const char* name, bool fallback) {
   const char* v = std::getenv(name);
   return v == nullptr || *v == '\0' ? fallback : std::strcmp(v, "0") != 0;
 }
+
+bool env_flag(const char* name) { return env_flag_default(name, false); }
 
 std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
