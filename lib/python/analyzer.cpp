@@ -21,10 +21,6 @@ namespace {
 constexpr int kMaxRounds = 8;
 constexpr int kFullRounds = 2;
 constexpr std::size_t kSmallRoundBytes = 2u << 20;
-// Syntax trees are kept between rounds up to this many bytes of tree (measured around each parse; about
-// 20 bytes of tree per byte of source); the trees of the other files are freed after each walk and parsed
-// again when a later round needs them.
-constexpr std::size_t kKeptTreeBytes = 196u << 20;
 constexpr std::size_t kMaxSyntaxErrors = 5;
 
 template <class Fn>
@@ -86,7 +82,7 @@ struct LocalIndex {
 
 void index_file(FileModel& fm, LocalIndex& li, int file) {
   const SourceText& src = *fm.src;
-  TSNode root = ts_tree_root_node(fm.tree);
+  const Node root = fm.tree->root();
   FuncInfo module;
   module.file = file;
   module.node = root;
@@ -102,24 +98,23 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
     K kind = K::Other;  // kind of the node at this depth
   };
   std::vector<std::string> prefixes{""};
-  const bool has_error = ts_node_has_error(root);
+  const bool has_error = python::has_error(root);
   std::vector<Ctx> ctx{Ctx{}};
-  TSTreeCursor c = ts_tree_cursor_new(root);
+  std::vector<Node> ancestors;  // of `n`, the root first
   std::size_t depth = 0;
-  auto text = [&](TSNode n) { return std::string(src.text(n)); };
-  for (;;) {
-    TSNode n = ts_tree_cursor_current_node(&c);
+  auto text = [&](Node n) { return std::string(src.text(n)); };
+  for (Node n = root;;) {
     const K k = kind(n);
     const K parent_kind = depth > 0 ? ctx[depth - 1].kind : K::Other;
     ctx[depth].kind = k;
     Ctx child = ctx[depth];
-    if (has_error && (ts_node_is_error(n) || ts_node_is_missing(n)) && fm.errors.size() < kMaxSyntaxErrors) {
+    if (has_error && (is_error(n) || is_missing(n)) && fm.errors.size() < kMaxSyntaxErrors) {
       FileError e;
       e.path = fm.path;
       e.fatal = true;
-      e.position = src.position(ts_node_start_point(n));
-      if (ts_node_is_missing(n)) {
-        e.message = std::string("syntax error: missing '") + ts_node_type(n) + "'";
+      e.position = src.position(start_point(n));
+      if (is_missing(n)) {
+        e.message = "syntax error: missing '" + std::string(type(n)) + "'";
       } else {
         std::string t = text(n);
         if (auto nl = t.find('\n'); nl != std::string::npos) t.resize(nl);
@@ -129,7 +124,7 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       fm.errors.push_back(std::move(e));
     }
     if (k == K::Comment) {
-      fm.comments.push_back(Comment{src.position(ts_node_start_point(n)), src.position(ts_node_end_point(n)), text(n)});
+      fm.comments.push_back(Comment{src.position(start_point(n)), src.position(end_point(n)), text(n)});
     } else if (k == K::FunctionDefinition) {
       FuncInfo fi;
       fi.file = file;
@@ -139,15 +134,15 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       fi.cls = ctx[depth].cls;
       fi.parent = ctx[depth].func;
       bool is_static = false;
-      TSNode parent = parent_kind == K::DecoratedDefinition ? ts_node_parent(n) : TSNode{};
+      Node parent = parent_kind == K::DecoratedDefinition ? ancestors.back() : Node{};
       if (!null(parent))
-        for (TSNode parent_i : named_children(parent))
+        for (Node parent_i : named_children(parent))
           if (kind(parent_i) == K::Decorator && src.text(parent_i).find("staticmethod") != std::string_view::npos)
             is_static = true;
       fi.bound_first = fi.cls >= 0 && !is_static;
-      TSNode name_node = field(n, "name");
+      Node name_node = field(n, "name");
       fi.name_range = src.range(null(name_node) ? n : name_node);
-      read_function(fi, n, src, true);
+      read_function(fi, n, src);
       const int id = static_cast<int>(li.funcs.size());
       if (fi.parent >= 0) li.funcs[fi.parent].has_nested = true;
       if (fi.cls >= 0) li.classes[fi.cls].methods.emplace(fi.name, id);
@@ -160,8 +155,8 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       ci.file = file;
       ci.node = n;
       ci.name = text(field(n, "name"));
-      TSNode sup = field(n, "superclasses");
-      for (TSNode sup_i : named_children(sup))
+      Node sup = field(n, "superclasses");
+      for (Node sup_i : named_children(sup))
         if (kind(sup_i) != K::KeywordArgument) ci.bases.push_back(text(sup_i));
       const int id = static_cast<int>(li.classes.size());
       if (ctx[depth].func < 0 && ctx[depth].cls < 0) fm.top_classes.emplace(ci.name, id);
@@ -169,8 +164,8 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       child = Ctx{id, ctx[depth].func, static_cast<int>(prefixes.size() - 1), K::Other};
       li.classes.push_back(std::move(ci));
     } else if (k == K::ImportStatement) {
-      for (TSNode n_i : named_children(n)) {
-        TSNode item = n_i;
+      for (Node n_i : named_children(n)) {
+        Node item = n_i;
         if (kind(item) == K::DottedName) {
           std::string full = text(item);
           std::string first = full.substr(0, full.find('.'));
@@ -180,21 +175,21 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
         }
       }
     } else if (k == K::ImportFromStatement) {
-      TSNode mod = field(n, "module_name");
+      Node mod = field(n, "module_name");
       int level = 0;
       std::string module;
       if (kind(mod) == K::RelativeImport) {
-        for (TSNode mod_i : named_children(mod)) {
-          TSNode part = mod_i;
+        for (Node mod_i : named_children(mod)) {
+          Node part = mod_i;
           if (kind(part) == K::ImportPrefix) level = static_cast<int>(src.text(part).size());
           else if (kind(part) == K::DottedName) module = text(part);
         }
       } else if (!null(mod)) {
         module = text(mod);
       }
-      for (TSNode n_i : named_children(n)) {
-        TSNode item = n_i;
-        if (ts_node_eq(item, mod)) continue;
+      for (Node n_i : named_children(n)) {
+        Node item = n_i;
+        if (item == mod) continue;
         if (kind(item) == K::DottedName) {
           const std::string name = text(item);
           fm.raw_imports.push_back({name, level, module, name});
@@ -205,25 +200,26 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
     }
     // A node on one line can hold a comment only as its last token, and tree-sitter leaves trailing comments to
     // the parent: one-line expressions and simple statements hold nothing to index unless they hold an error.
-    const bool skip = single_line_leaf_kind(k) && ts_node_start_point(n).row == ts_node_end_point(n).row &&
-                      !(has_error && ts_node_has_error(n));
-    if (!skip && ts_tree_cursor_goto_first_child(&c)) {
+    const bool skip = single_line_leaf_kind(k) && start_point(n).row == end_point(n).row &&
+                      !(has_error && python::has_error(n));
+    if (Node first = skip ? Node{} : first_child(n); !null(first)) {
+      ancestors.push_back(n);
       ++depth;
       if (ctx.size() <= depth) ctx.resize(depth + 1);
       ctx[depth] = child;
+      n = first;
       continue;
     }
-    bool done = false;
-    while (!ts_tree_cursor_goto_next_sibling(&c)) {
-      if (!ts_tree_cursor_goto_parent(&c)) {
-        done = true;
-        break;
-      }
+    // The next sibling of the node or of its nearest ancestor that has one.
+    Node next = next_sibling(n);
+    while (null(next) && !ancestors.empty()) {
+      next = next_sibling(ancestors.back());
+      ancestors.pop_back();
       --depth;
     }
-    if (done) break;
+    if (null(next)) break;
+    n = next;
   }
-  ts_tree_cursor_delete(&c);
 }
 
 bool is_module_base(const std::string& base) {
@@ -405,52 +401,31 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
 
   std::size_t total_bytes = 0;
   for (const SourceFile& f : files) total_bytes += f.text.size();
-  // Files are parsed and walked largest first, and their trees kept, first come first kept, while
-  // kKeptTreeBytes lasts: the largest trees are the ones kept (a tree parsed again for a walk and freed after
-  // it is then a small one, next to the kept ones), and the threads end together. Which trees are kept
-  // changes the time and memory, never the results.
+  // Files are parsed and walked largest first, so that the threads end together.
   std::vector<std::size_t> by_size(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) by_size[i] = i;
   std::stable_sort(by_size.begin(), by_size.end(),
                    [&](std::size_t a, std::size_t b) { return files[a].text.size() > files[b].text.size(); });
-  std::vector<char> keep_tree(files.size(), 0);
-  std::atomic<std::size_t> kept_bytes{0};
-  auto keep = [&](std::size_t bytes) {
-    std::size_t kept = kept_bytes.load();
-    while (kept + bytes <= kKeptTreeBytes)
-      if (kept_bytes.compare_exchange_weak(kept, kept + bytes)) return true;
-    return false;
-  };
 
-  // Parse and index, one parser per thread.
+  // Parse and index, one parser per thread. Each file's tree is kept (compact, a few tens of bytes per
+  // node) for all the rounds.
   const unsigned jobs = std::max(1u, options.jobs);
-  std::vector<TSParser*> parsers(std::min<std::size_t>(jobs, files.size()), nullptr);
+  std::vector<std::unique_ptr<Parser>> parsers(std::min<std::size_t>(jobs, files.size()));
   std::vector<LocalIndex> locals(files.size());
   parallel_for(files.size(), jobs, [&](std::size_t k, unsigned t) {
     const std::size_t i = by_size[k];
-    if (!parsers[t]) {
-      parsers[t] = ts_parser_new();
-      ts_parser_set_language(parsers[t], python_language());
-    }
+    if (!parsers[t]) parsers[t] = std::make_unique<Parser>();
     FileModel& fm = p.files[i];
     const std::string& text = files[i].text;
     fm.src = std::make_unique<SourceText>(fm.path, text);
-    const std::int64_t before = tree_bytes_held_here();
-    fm.tree = ts_parser_parse_string(parsers[t], nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
-    const auto tree_bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, tree_bytes_held_here() - before));
+    fm.tree = parsers[t]->parse(text);
     if (!fm.tree) {
       fm.errors.push_back(FileError{fm.path, "could not parse the file", true, std::nullopt});
-      fm.tree = ts_parser_parse_string(parsers[t], nullptr, "", 0);
+      fm.tree = parsers[t]->parse("");
     }
     index_file(fm, locals[i], static_cast<int>(i));
-    keep_tree[i] = files.size() == 1 || keep(tree_bytes);
-    if (!keep_tree[i]) {
-      ts_tree_delete(fm.tree);
-      fm.tree = nullptr;
-    }
   });
-  for (TSParser* parser : parsers)
-    if (parser) ts_parser_delete(parser);
+  parsers.clear();
 
   // Global ids.
   std::size_t func_count = 0, class_count = 0;
@@ -545,17 +520,11 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     }
     parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
       const std::size_t i = todo[k];
-      FileModel& fm = p.files[i];
-      if (!fm.tree) reparse(p, static_cast<int>(i));
       if (again[i]) {
         walk_file_again(p, static_cast<int>(i), std::move(outputs[i]), func_dirty, outputs[i]);
       } else {
         outputs[i] = FileOutput{};
         walk_file(p, static_cast<int>(i), true, outputs[i]);
-      }
-      if (!keep_tree[i]) {
-        ts_tree_delete(fm.tree);
-        fm.tree = nullptr;
       }
     });
     count_module_parameters(p);
@@ -635,7 +604,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     if (round + 1 >= kFullRounds && dirty_bytes > std::max(kSmallRoundBytes, total_bytes / 4)) break;
   }
 
-  // Results, and the trees freed, on all threads (freeing a tree is a walk over all its nodes).
+  // Results, and the trees freed, on all threads.
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
@@ -643,8 +612,7 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     std::sort(r.findings.begin(), r.findings.end(), finding_less);
     r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);
-    if (fm.tree) ts_tree_delete(fm.tree);
-    fm.tree = nullptr;
+    fm.tree.reset();
   });
   return results;
 }

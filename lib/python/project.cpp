@@ -16,17 +16,15 @@ std::size_t common_prefix(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
-void read_function(FuncInfo& fi, TSNode def, const SourceText& src, bool names) {
+void read_function(FuncInfo& fi, Node def, const SourceText& src) {
   fi.node = def;
-  fi.start_byte = ts_node_start_byte(def);
-  fi.end_byte = ts_node_end_byte(def);
-  if (names) fi.params.clear();
+  fi.params.clear();
   fi.defaults.clear();
-  for (TSNode p : named_children(field(def, "parameters"))) {
-    TSNode name{}, value{};
+  for (Node p : named_children(field(def, "parameters"))) {
+    Node name{}, value{};
     switch (kind(p)) {
       case K::Identifier: name = p; break;
-      case K::TypedParameter: name = named_count(p) > 0 ? named(p, 0) : TSNode{}; break;
+      case K::TypedParameter: name = named_count(p) > 0 ? named(p, 0) : Node{}; break;
       case K::DefaultParameter:
       case K::TypedDefaultParameter:
         name = field(p, "name");
@@ -35,30 +33,8 @@ void read_function(FuncInfo& fi, TSNode def, const SourceText& src, bool names) 
       default: break;
     }
     if (null(name) || kind(name) != K::Identifier) continue;
-    if (names) fi.params.emplace_back(src.text(name));
+    fi.params.emplace_back(src.text(name));
     fi.defaults.push_back(value);
-  }
-}
-
-void reparse(Project& p, int file) {
-  thread_local std::unique_ptr<TSParser, void (*)(TSParser*)> parser(nullptr, ts_parser_delete);
-  if (!parser) {
-    parser.reset(ts_parser_new());
-    ts_parser_set_language(parser.get(), python_language());
-  }
-  FileModel& fm = p.files[file];
-  const std::string& text = fm.src->text();
-  fm.tree = ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
-  if (!fm.tree) fm.tree = ts_parser_parse_string(parser.get(), nullptr, "", 0);
-  TSNode root = ts_tree_root_node(fm.tree);
-  p.funcs[fm.module_func].node = root;
-  for (int f : fm.funcs) {
-    FuncInfo& fi = p.funcs[f];
-    TSNode n = ts_node_descendant_for_byte_range(root, fi.start_byte, fi.end_byte);
-    while (!null(n) && !(kind(n) == K::FunctionDefinition && ts_node_start_byte(n) == fi.start_byte))
-      n = ts_node_parent(n);
-    if (null(n)) n = root;  // cannot happen for the same text; keeps the walk safe
-    read_function(fi, n, *fm.src, false);
   }
 }
 

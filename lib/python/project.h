@@ -9,8 +9,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <tree_sitter/api.h>
-
 #include "core/finding.h"
 #include "core/suppressions.h"
 #include "python/analyzer.h"
@@ -26,9 +24,7 @@ enum class Heat : std::uint8_t { Cold = 0, Epoch = 1, Periodic = 2, Hot = 3 };
 
 struct FuncInfo {
   int file = -1;
-  TSNode node{};              // function_definition (the module root for a file's top level); valid while
-                              // its file's tree is alive (see FileModel::tree)
-  std::uint32_t start_byte = 0, end_byte = 0;  // to find the node again in a re-parsed tree
+  Node node{};                // function_definition (the module root for a file's top level)
   SourceRange name_range;     // the name in `def name(...)`
   std::string name;           // "train_step", "<module>"
   std::string qualname;       // "Trainer.train_step"
@@ -38,12 +34,12 @@ struct FuncInfo {
   bool bound_first = false;   // a method whose first parameter is self/cls when called on an instance
   bool has_nested = false;    // defines functions inside (they see its final environment)
   std::vector<std::string> params;
-  std::vector<TSNode> defaults;  // per parameter, null when none
+  std::vector<Node> defaults;  // per parameter, null when none
 };
 
 struct ClassInfo {
   int file = -1;
-  TSNode node{};
+  Node node{};
   std::string name;
   std::vector<std::string> bases;  // as written
   std::vector<int> base_ids;       // project classes among the bases
@@ -62,7 +58,7 @@ struct FileModel {
   std::string path;
   std::string display;  // path used in messages (relative to the project's common folder)
   std::unique_ptr<SourceText> src;  // refers to the caller's text, alive during analyze_project
-  TSTree* tree = nullptr;  // null once evicted to bound memory; a later walk parses the file again
+  std::unique_ptr<SyntaxTree> tree;  // built once, alive until the results are made
   int module_func = -1;
   std::vector<int> funcs;  // in pre-order (parents before nested functions)
   std::unordered_map<std::string, Binding> imports;
@@ -134,12 +130,8 @@ struct FuncHeat {
   bool callback = false;  // a per-step callback by name
 };
 
-// Fills fi.node and fi.defaults from a function_definition node (and fi.params when `names`).
-void read_function(FuncInfo& fi, TSNode def, const SourceText& src, bool names);
-
-struct Project;
-// Parses the file again after its tree was evicted and points its functions at the new tree.
-void reparse(Project& p, int file);
+// Fills fi.node, fi.params and fi.defaults from a function_definition node.
+void read_function(FuncInfo& fi, Node def, const SourceText& src);
 
 struct Project {
   const Options* options = nullptr;

@@ -1,5 +1,7 @@
 #include "python/syntax.h"
 
+#include <tree_sitter/api.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -12,9 +14,13 @@
 #include <mutex>
 #include <unordered_map>
 
+extern "C" const TSLanguage* tree_sitter_python(void);
+
 namespace synclint::python {
 
+namespace {
 const TSLanguage* python_language() { return tree_sitter_python(); }
+}  // namespace
 
 namespace {
 
@@ -79,16 +85,6 @@ const KindTable& kinds() {
 
 }  // namespace
 
-K kind(TSNode n) {
-  if (ts_node_is_null(n)) return K::Other;
-  // One symbol lookup: ts_node_is_error(n) is ts_node_symbol(n) == the built-in error symbol.
-  constexpr TSSymbol kErrorSymbol = static_cast<TSSymbol>(-1);
-  const TSSymbol s = ts_node_symbol(n);
-  if (s == kErrorSymbol) return K::Error;
-  const auto& t = kinds().by_symbol;
-  return s < t.size() ? t[s] : K::Other;
-}
-
 namespace {
 struct FieldTable {
   std::unordered_map<std::string_view, TSFieldId> ids;
@@ -106,9 +102,9 @@ const FieldTable& fields() {
 }
 }  // namespace
 
-TSNode field(TSNode n, std::string_view name) {
-  if (ts_node_is_null(n)) return TSNode{};
-  // Callers pass string literals: remember each literal's id by its address (per thread, no locking).
+namespace {
+// Callers pass string literals: each literal's field id is remembered by its address (per thread, no locking).
+TSFieldId field_id(std::string_view name) {
   struct Slot {
     const char* name = nullptr;
     TSFieldId id = 0;
@@ -120,60 +116,147 @@ TSNode field(TSNode n, std::string_view name) {
     auto it = ids.find(name);
     slot = Slot{name.data(), it == ids.end() ? TSFieldId{0} : it->second};
   }
-  return slot.id == 0 ? TSNode{} : ts_node_child_by_field_id(n, slot.id);
+  return slot.id;
 }
-
-namespace {
-// One cursor per thread, reset for each use: creating a cursor allocates.
-struct ThreadCursor {
-  TSTreeCursor cursor{};
-  bool live = false;
-  ~ThreadCursor() {
-    if (live) ts_tree_cursor_delete(&cursor);
-  }
-  TSTreeCursor& at(TSNode n) {
-    if (!live) {
-      cursor = ts_tree_cursor_new(n);
-      live = true;
-    } else {
-      ts_tree_cursor_reset(&cursor, n);
-    }
-    return cursor;
-  }
-};
 }  // namespace
 
-NamedChildren::NamedChildren(TSNode n) {
-  data_ = inline_.data();
-  if (ts_node_is_null(n)) return;
-  const std::uint32_t count = ts_node_named_child_count(n);
-  if (count == 0) return;
-  TSNode* out = inline_.data();
-  if (count > kInline) {
-    heap_.resize(count);
-    out = heap_.data();
-    data_ = out;
-  }
-  if (count <= kDirect) {
-    // Few children: direct indexing (each lookup scans from the first child) beats moving a cursor.
-    for (std::uint32_t i = 0; i < count; ++i) out[size_++] = ts_node_named_child(n, i);
-    return;
-  }
-  thread_local ThreadCursor tc;
-  TSTreeCursor& c = tc.at(n);
-  if (ts_tree_cursor_goto_first_child(&c)) {
-    do {
-      TSNode child = ts_tree_cursor_current_node(&c);
-      if (ts_node_is_named(child) && size_ < count) out[size_++] = child;
-    } while (size_ < count && ts_tree_cursor_goto_next_sibling(&c));
-  }
+Node field(Node n, std::string_view name) {
+  if (null(n)) return Node{};
+  const TSFieldId id = field_id(name);
+  if (id == 0) return Node{};
+  // The first child with that field, as ts_node_child_by_field_id finds it.
+  for (Node c : children(n))
+    if (detail::item(c).field == id) return c;
+  return Node{};
 }
 
-TSNode strip_parens(TSNode n) {
-  while (!ts_node_is_null(n) && kind(n) == K::ParenthesizedExpression && named_count(n) == 1) n = named(n, 0);
+bool in_field(Node n, std::string_view name) {
+  const TSFieldId id = field_id(name);
+  return !null(n) && id != 0 && detail::item(n).field == id;
+}
+
+std::string_view type(Node n) {
+  const char* name = ts_language_symbol_name(python_language(), detail::item(n).symbol);
+  return name == nullptr ? std::string_view() : std::string_view(name);
+}
+
+std::uint32_t child_count(Node n) {
+  if (null(n)) return 0;
+  const std::uint16_t count = detail::item(n).child_count;
+  if (count != SyntaxTree::kManyChildren) return count;
+  std::uint32_t counted = 0;
+  for (Node c = first_child(n); !null(c); c = next_sibling(c)) ++counted;
+  return counted;
+}
+
+Node child(Node n, std::uint32_t i) {
+  Node c = first_child(n);
+  for (; !null(c) && i > 0; --i) c = next_sibling(c);
+  return c;
+}
+
+Node named(Node n, std::uint32_t i) {
+  for (Node c : named_children(n))
+    if (i-- == 0) return c;
+  return Node{};
+}
+
+Node strip_parens(Node n) {
+  while (!null(n) && kind(n) == K::ParenthesizedExpression && named_count(n) == 1) n = named(n, 0);
   return n;
 }
 
+// ============================================================================ parser
+struct Parser::Impl {
+  TSParser* parser = nullptr;
+  TSTreeCursor cursor{};
+  bool cursor_live = false;
+  ~Impl() {
+    if (cursor_live) ts_tree_cursor_delete(&cursor);
+    if (parser) ts_parser_delete(parser);
+  }
+};
+
+Parser::Parser() : impl_(std::make_unique<Impl>()) {
+  impl_->parser = ts_parser_new();
+  ts_parser_set_language(impl_->parser, python_language());
+}
+
+Parser::~Parser() = default;
+
+std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text) {
+  TSTree* ts_tree = ts_parser_parse_string(impl_->parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
+  if (ts_tree == nullptr) return nullptr;
+  auto tree = std::make_unique<SyntaxTree>();
+  auto& items = tree->items_;
+  // About one node per five bytes of source: reserved pages that stay untouched cost no memory.
+  items.reserve(text.size() / 4 + 16);
+  const auto& kind_of = kinds().by_symbol;
+  constexpr TSSymbol kErrorSymbol = static_cast<TSSymbol>(-1);
+
+  TSNode root = ts_tree_root_node(ts_tree);
+  TSTreeCursor& c = impl_->cursor;
+  if (!impl_->cursor_live) {
+    c = ts_tree_cursor_new(root);
+    impl_->cursor_live = true;
+  } else {
+    ts_tree_cursor_reset(&c, root);
+  }
+  // The open ancestors of the current node (their `end` is set when the walk leaves them), and the
+  // last child seen of each.
+  std::vector<std::uint32_t> open;
+  std::vector<std::uint32_t> last_child;
+  for (;;) {
+    const TSNode n = ts_tree_cursor_current_node(&c);
+    const auto index = static_cast<std::uint32_t>(items.size());
+    SyntaxTree::Item it;
+    it.start_byte = ts_node_start_byte(n);
+    it.end_byte = ts_node_end_byte(n);
+    it.start_row = ts_node_start_point(n).row;
+    it.end_row = ts_node_end_point(n).row;
+    const TSSymbol symbol = ts_node_symbol(n);
+    it.symbol = symbol;
+    it.field = ts_tree_cursor_current_field_id(&c);
+    it.kind = symbol == kErrorSymbol ? K::Error : symbol < kind_of.size() ? kind_of[symbol] : K::Other;
+    const bool named = ts_node_is_named(n);
+    it.flags = static_cast<std::uint8_t>((named ? SyntaxTree::Named : 0) |
+                                         (ts_node_is_missing(n) ? SyntaxTree::Missing : 0) |
+                                         (symbol == kErrorSymbol ? SyntaxTree::IsError : 0) |
+                                         (ts_node_has_error(n) ? SyntaxTree::HasError : 0) |
+                                         (ts_node_is_extra(n) ? SyntaxTree::Extra : 0));
+    if (!open.empty()) {
+      SyntaxTree::Item& parent = items[open.back()];
+      if (named) ++parent.named_count;
+      if (parent.child_count != SyntaxTree::kManyChildren) ++parent.child_count;
+      last_child.back() = index;
+    }
+    items.push_back(it);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      open.push_back(index);
+      last_child.push_back(0);
+      continue;
+    }
+    items[index].end = index + 1;
+    // Leave the finished subtrees up to the first one with a next sibling.
+    bool done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&c)) {
+      if (open.empty() || !ts_tree_cursor_goto_parent(&c)) {
+        done = true;
+        break;
+      }
+      items[last_child.back()].flags |= SyntaxTree::Last;
+      items[open.back()].end = static_cast<std::uint32_t>(items.size());
+      open.pop_back();
+      last_child.pop_back();
+    }
+    if (done) break;
+  }
+  items[0].flags |= SyntaxTree::Last;
+  ts_tree_delete(ts_tree);
+  return tree;
+}
+
+// ============================================================================ source text
 SourceText::SourceText(std::string path, const std::string& text) : path_(std::move(path)), text_(&text) {
   line_starts_.push_back(0);
   const char* const begin = text.data();
@@ -182,17 +265,17 @@ SourceText::SourceText(std::string path, const std::string& text) : path_(std::m
     line_starts_.push_back(static_cast<std::uint32_t>(++nl - begin));
 }
 
-std::string_view SourceText::text(TSNode n) const {
-  const std::uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+std::string_view SourceText::text(Node n) const {
+  const std::uint32_t b = start_byte(n), e = end_byte(n);
   if (b >= text_->size() || e <= b) return {};
   return std::string_view(*text_).substr(b, std::min<std::size_t>(e, text_->size()) - b);
 }
 
-Position SourceText::position(TSPoint p) const {
+Position SourceText::position(Point p) const {
   Position pos{p.row + 1, 1};
   if (p.row >= line_starts_.size()) return pos;
   const std::size_t start = line_starts_[p.row];
-  const std::size_t end = std::min<std::size_t>(start + p.column, text_->size());
+  const std::size_t end = std::min<std::size_t>(p.byte, text_->size());
   std::uint32_t col = 1;
   for (std::size_t i = start; i < end; ++i)
     if ((static_cast<unsigned char>((*text_)[i]) & 0xC0) != 0x80) ++col;
@@ -200,23 +283,18 @@ Position SourceText::position(TSPoint p) const {
   return pos;
 }
 
-SourceRange SourceText::range(TSNode n) const {
-  return SourceRange{path_, position(ts_node_start_point(n)), position(ts_node_end_point(n))};
+SourceRange SourceText::range(Node n) const {
+  return SourceRange{path_, position(start_point(n)), position(end_point(n))};
 }
 
 
 // ============================================================================ tree allocator
 namespace {
-// tree-sitter allocates through mimalloc: no per-block header (glibc's malloc adds 8 bytes and rounds to 16,
-// about 15% of a tree), thread-local free lists, blocks freed on any thread. Each thread counts the bytes it
-// holds, so that the analyzer can budget kept trees by their measured size. Blocks allocated before the
-// switch (by malloc) still go back to malloc. Without mimalloc (a build where it is missing), malloc and
-// the count.
-thread_local std::int64_t t_held = 0;
-
+// tree-sitter allocates through mimalloc while it parses: no per-block header, thread-local free lists,
+// blocks freed on any thread. Blocks allocated before the switch (by malloc) still go back to malloc.
+// Without mimalloc (a build where it is missing), malloc.
 #if SYNCLINT_HAVE_MIMALLOC
 bool ours(const void* p) { return mi_is_in_heap_region(p); }
-std::size_t usable(const void* p) { return ours(p) ? mi_usable_size(p) : malloc_usable_size(const_cast<void*>(p)); }
 void* raw_malloc(std::size_t size) { return mi_malloc(size); }
 void* raw_calloc(std::size_t n, std::size_t size) { return mi_calloc(n, size); }
 void raw_free(void* p) {
@@ -233,7 +311,6 @@ void* raw_realloc(void* p, std::size_t size) {
   return q;
 }
 #else
-std::size_t usable(const void* p) { return malloc_usable_size(const_cast<void*>(p)); }
 void* raw_malloc(std::size_t size) { return std::malloc(size); }
 void* raw_calloc(std::size_t n, std::size_t size) { return std::calloc(n, size); }
 void raw_free(void* p) { std::free(p); }
@@ -243,27 +320,19 @@ void* raw_realloc(void* p, std::size_t size) { return std::realloc(p, size); }
 // Out of memory aborts, as tree-sitter's default allocator does.
 void* checked(void* p) {
   if (p == nullptr) std::abort();
-  t_held += static_cast<std::int64_t>(usable(p));
   return p;
 }
 void* allocate(std::size_t size) { return checked(raw_malloc(std::max<std::size_t>(size, 1))); }
 void* zeroed(std::size_t n, std::size_t size) { return checked(raw_calloc(std::max<std::size_t>(n, 1), std::max<std::size_t>(size, 1))); }
 void release(void* p) {
-  if (p == nullptr) return;
-  t_held -= static_cast<std::int64_t>(usable(p));
-  raw_free(p);
+  if (p != nullptr) raw_free(p);
 }
-void* resize(void* p, std::size_t size) {
-  if (p != nullptr) t_held -= static_cast<std::int64_t>(usable(p));
-  return checked(raw_realloc(p, std::max<std::size_t>(size, 1)));
-}
+void* resize(void* p, std::size_t size) { return checked(raw_realloc(p, std::max<std::size_t>(size, 1))); }
 }  // namespace
 
 void use_tree_allocator() {
   static std::once_flag once;
   std::call_once(once, [] { ts_set_allocator(allocate, zeroed, resize, release); });
 }
-
-std::int64_t tree_bytes_held_here() { return t_held; }
 
 }  // namespace synclint::python

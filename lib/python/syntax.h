@@ -1,19 +1,17 @@
-// Thin helpers over the tree-sitter C API: node kinds as an enum, fields, text and 1-based code-point
-// positions. Everything else in the front-end reads the tree through these.
+// The syntax tree of one file: tree-sitter's tree copied, right after the parse, into one compact array
+// (SyntaxTree) and read through small handles (Node): node kinds as an enum, fields, children, text and
+// 1-based code-point positions. Only syntax.cpp speaks to tree-sitter.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <tree_sitter/api.h>
-
 #include "core/finding.h"
-
-extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace synclint::python {
 
@@ -36,35 +34,174 @@ enum class K : std::uint8_t {
   Decorator, AsPattern, RaiseStatement,
 };
 
-K kind(TSNode n);
-inline bool null(TSNode n) { return ts_node_is_null(n); }
-// Field lookup by name; `name` must be a string literal (its id is cached by address).
-TSNode field(TSNode n, std::string_view name);
-inline std::uint32_t named_count(TSNode n) { return ts_node_named_child_count(n); }
-inline TSNode named(TSNode n, std::uint32_t i) { return ts_node_named_child(n, i); }
-// The named children of `n`, in order (one cursor pass: O(children), where named(n, i) in a loop is not).
-// Held inline up to kInline children (no allocation on the walks' hot paths); not copyable, for range-for.
-class NamedChildren {
+class SyntaxTree;
+
+// A node of a SyntaxTree: the tree and the node's index in it (trivially copyable; null when `tree` is).
+struct Node {
+  const SyntaxTree* tree = nullptr;
+  std::uint32_t index = 0;
+  friend bool operator==(Node a, Node b) { return a.tree == b.tree && a.index == b.index; }
+};
+
+// A row (0-based) and a byte offset in the file: a point of the text, whose column SourceText computes.
+struct Point {
+  std::uint32_t row = 0;
+  std::uint32_t byte = 0;
+};
+
+// One file's syntax tree, immutable: every node tree-sitter shows (named and anonymous ones, extras such as
+// comments, ERROR and MISSING nodes) in depth-first pre-order: a node's first child is the next node and its
+// subtree ends where `end` says. Built from tree-sitter's tree right after the parse; that tree is then freed.
+class SyntaxTree {
  public:
-  explicit NamedChildren(TSNode n);
-  NamedChildren(const NamedChildren&) = delete;
-  NamedChildren& operator=(const NamedChildren&) = delete;
-  const TSNode* begin() const { return data_; }
-  const TSNode* end() const { return data_ + size_; }
-  std::size_t size() const { return size_; }
+  struct Item {
+    std::uint32_t start_byte = 0, end_byte = 0;
+    std::uint32_t start_row = 0, end_row = 0;
+    std::uint32_t end = 0;          // one past the last node of the subtree (the next sibling unless Last)
+    std::uint32_t named_count = 0;  // named children
+    std::uint16_t symbol = 0;       // grammar symbol (aliases applied)
+    std::uint16_t field = 0;        // field id in the parent, 0 when none
+    K kind = K::Other;
+    std::uint8_t flags = 0;
+    std::uint16_t child_count = 0;  // children, kManyChildren when that many or more (then counted)
+  };
+  enum Flag : std::uint8_t { Named = 1, Missing = 2, IsError = 4, HasError = 8, Extra = 16, Last = 32 };
+  static constexpr std::uint16_t kManyChildren = 0xFFFF;
+
+  Node root() const { return Node{this, 0}; }
+  const Item& at(std::uint32_t i) const { return items_[i]; }
+  std::size_t size() const { return items_.size(); }
 
  private:
-  static constexpr std::size_t kInline = 8;
-  static constexpr std::uint32_t kDirect = 4;
-  std::array<TSNode, kInline> inline_;
-  std::vector<TSNode> heap_;
-  const TSNode* data_ = nullptr;
-  std::size_t size_ = 0;
+  friend class Parser;
+  std::vector<Item> items_;
 };
-inline NamedChildren named_children(TSNode n) { return NamedChildren(n); }
+
+// A tree-sitter parser for Python (one per thread).
+class Parser {
+ public:
+  Parser();
+  ~Parser();
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+  // The tree of `text`; null when tree-sitter gives none.
+  std::unique_ptr<SyntaxTree> parse(std::string_view text);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+inline bool null(Node n) { return n.tree == nullptr; }
+namespace detail {
+// A null node reads as an empty node at the start of the file (as tree-sitter's null node does).
+inline constexpr SyntaxTree::Item kNullItem{};
+inline const SyntaxTree::Item& item(Node n) { return null(n) ? kNullItem : n.tree->at(n.index); }
+}  // namespace detail
+
+// Readers of a node.
+inline K kind(Node n) { return detail::item(n).kind; }
+inline std::uint32_t start_byte(Node n) { return detail::item(n).start_byte; }
+inline std::uint32_t end_byte(Node n) { return detail::item(n).end_byte; }
+inline Point start_point(Node n) { return Point{detail::item(n).start_row, detail::item(n).start_byte}; }
+inline Point end_point(Node n) { return Point{detail::item(n).end_row, detail::item(n).end_byte}; }
+inline bool has_flag(Node n, SyntaxTree::Flag f) { return (detail::item(n).flags & f) != 0; }
+inline bool is_named(Node n) { return has_flag(n, SyntaxTree::Named); }
+inline bool is_missing(Node n) { return has_flag(n, SyntaxTree::Missing); }
+inline bool is_error(Node n) { return has_flag(n, SyntaxTree::IsError); }
+inline bool has_error(Node n) { return has_flag(n, SyntaxTree::HasError); }
+inline bool is_extra(Node n) { return has_flag(n, SyntaxTree::Extra); }
+// The grammar's name of the node's type ("case_clause", "ERROR", "+"), as tree-sitter names it.
+std::string_view type(Node n);
+inline const void* node_id(Node n) { return null(n) ? nullptr : &detail::item(n); }
+
+// The first child and the next sibling; null when none.
+inline Node first_child(Node n) {
+  if (null(n) || detail::item(n).end == n.index + 1) return Node{};
+  return Node{n.tree, n.index + 1};
+}
+inline Node next_sibling(Node n) {
+  if (null(n) || has_flag(n, SyntaxTree::Last)) return Node{};
+  return Node{n.tree, detail::item(n).end};
+}
+std::uint32_t child_count(Node n);
+Node child(Node n, std::uint32_t i);  // null past the end
+// Field lookup by name: the first child in field `name`, or null. `name` must be a string literal (its id
+// is cached by address).
+Node field(Node n, std::string_view name);
+// Is `n` in field `name` of its parent? `name` as for field().
+bool in_field(Node n, std::string_view name);
+inline std::uint32_t named_count(Node n) { return detail::item(n).named_count; }
+Node named(Node n, std::uint32_t i);  // null past the end
+
+// The children of a node in order, all of them or the named ones only; no allocation.
+template <bool NamedOnly>
+class ChildRange {
+ public:
+  class iterator {
+   public:
+    using value_type = Node;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit iterator(Node n) : n_(n) { skip(); }
+    Node operator*() const { return n_; }
+    iterator& operator++() {
+      n_ = next_sibling(n_);
+      skip();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator& o) const { return n_ == o.n_; }
+
+   private:
+    void skip() {
+      if constexpr (NamedOnly)
+        while (!null(n_) && !is_named(n_)) n_ = next_sibling(n_);
+    }
+    Node n_{};
+  };
+  explicit ChildRange(Node n) : node_(n) {}
+  iterator begin() const { return iterator(first_child(node_)); }
+  iterator end() const { return iterator(); }
+  std::size_t size() const { return NamedOnly ? named_count(node_) : child_count(node_); }
+
+ private:
+  Node node_;
+};
+using NamedChildren = ChildRange<true>;
+inline NamedChildren named_children(Node n) { return NamedChildren(n); }
+inline ChildRange<false> children(Node n) { return ChildRange<false>(n); }
+
+// The nodes of the subtree at `n` in pre-order, `n` first (a walk over consecutive indices).
+class PreOrder {
+ public:
+  explicit PreOrder(Node n) : root_(n) {}
+  // The next node, or null at the end.
+  Node next() {
+    if (null(root_)) return Node{};
+    std::uint32_t i = root_.index;
+    if (started_) i = skip_ ? detail::item(cur_).end : cur_.index + 1;
+    started_ = true;
+    skip_ = false;
+    if (i >= detail::item(root_).end) return root_ = Node{};
+    return cur_ = Node{root_.tree, i};
+  }
+  // The node next() gave last is left without its children.
+  void skip_children() { skip_ = true; }
+
+ private:
+  Node root_;
+  Node cur_{};
+  bool started_ = false;
+  bool skip_ = false;
+};
+
 // Skips parentheses around an expression.
-TSNode strip_parens(TSNode n);
-inline const void* node_id(TSNode n) { return n.id; }
+Node strip_parens(Node n);
 
 // The parsed text of one file with the line index used to turn byte columns into code-point columns.
 class SourceText {
@@ -72,10 +209,14 @@ class SourceText {
   SourceText(std::string path, const std::string& text);
   const std::string& path() const { return path_; }
   const std::string& text() const { return *text_; }
-  std::string_view text(TSNode n) const;
-  Position position(TSPoint p) const;
-  SourceRange range(TSNode n) const;
-  std::uint32_t line(TSNode n) const { return ts_node_start_point(n).row + 1; }
+  std::string_view text(Node n) const;
+  Position position(Point p) const;
+  SourceRange range(Node n) const;
+  std::uint32_t line(Node n) const { return start_point(n).row + 1; }
+  // The byte where row `row` starts (the end of the text past the last row).
+  std::uint32_t line_start(std::uint32_t row) const {
+    return row < line_starts_.size() ? line_starts_[row] : static_cast<std::uint32_t>(text_->size());
+  }
 
  private:
   std::string path_;
@@ -83,15 +224,8 @@ class SourceText {
   std::vector<std::uint32_t> line_starts_;
 };
 
-// The Python language handle (a process-wide constant).
-const TSLanguage* python_language();
-
-// Makes tree-sitter allocate through mimalloc (no per-block headers: less memory per tree, cheaper
-// allocation and freeing than malloc) and count what each thread holds. Process-wide, once; safe while trees
-// made with malloc are alive (their blocks still go back to malloc).
+// Makes tree-sitter allocate through mimalloc (no per-block headers, cheaper allocation and freeing than
+// malloc). Process-wide, once; safe while trees made with malloc are alive (their blocks go back to malloc).
 void use_tree_allocator();
-// Bytes tree-sitter allocated minus bytes it freed on this thread since it started, once use_tree_allocator()
-// ran: around a parse, the size of the new tree.
-std::int64_t tree_bytes_held_here();
 
 }  // namespace synclint::python

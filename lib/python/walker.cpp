@@ -114,7 +114,7 @@ enum class Periodic { None, WhenTrue, WhenFalse };
 struct Frame {
   // Loop; Guard: a periodic condition; Boundary: a lambda; Cold: code that only runs on failure (raise).
   enum class Kind : std::uint8_t { Loop, Guard, Boundary, Cold } kind = Kind::Loop;
-  TSNode node{};
+  Node node{};
   bool multiplier = false;
   bool params = false;
   int count = -1;
@@ -124,9 +124,9 @@ struct Frame {
 struct HotInfo {
   Heat heat = Heat::Cold;
   bool in_loop = false;
-  TSNode loop{};
+  Node loop{};
   bool periodic = false;
-  TSNode guard{};
+  Node guard{};
   bool multiplied = false;
   bool params = false;
   long reads = 1;  // -1 unknown
@@ -157,7 +157,7 @@ class Shadow {
 struct TimerState {
   bool work = false;                  // GPU work queued since this reading, not waited for
   std::vector<int> unsynced_before;   // earlier timers with unsynced work when this one was read
-  TSNode node{};
+  Node node{};
 };
 
 // Joins a value assigned to `self.name` in a method into its class's attributes.
@@ -179,14 +179,14 @@ class Walker final : public Checker {
   void run_again(FileOutput& old, const std::vector<char>& dirty);
 
   // Checker
-  std::string_view text(TSNode n) const override { return src_.text(n); }
-  std::string where(TSNode n) const override { return f_.display + ":" + std::to_string(src_.line(n)); }
-  void report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what, std::string_view fix,
+  std::string_view text(Node n) const override { return src_.text(n); }
+  std::string where(Node n) const override { return f_.display + ":" + std::to_string(src_.line(n)); }
+  void report(const Rule& rule, Node at, Confidence confidence, std::string_view what, std::string_view fix,
               bool syncs, std::vector<TextEdit> edits) override;
-  Span span(TSNode n) const { return Span{src_.position(ts_node_start_point(n)), src_.position(ts_node_end_point(n))}; }
-  SourceRange before_end(TSNode n) const override {
-    TSPoint end = ts_node_end_point(n);
-    if (end.column > 0) --end.column;
+  Span span(Node n) const { return Span{src_.position(start_point(n)), src_.position(end_point(n))}; }
+  SourceRange before_end(Node n) const override {
+    Point end = end_point(n);
+    if (end.byte > src_.line_start(end.row)) --end.byte;
     const Position p = src_.position(end);
     return SourceRange{src_.path(), p, p};
   }
@@ -197,42 +197,42 @@ class Walker final : public Checker {
   void bind_params(const FuncInfo& fi);
 
   // ---- statements
-  void block(TSNode n);
-  void stmt(TSNode n);
-  void if_stmt(TSNode n);
-  void match_stmt(TSNode n);
-  void for_stmt(TSNode n);
-  void while_stmt(TSNode n);
-  void generic(TSNode n);
-  void flat(TSNode n);
+  void block(Node n);
+  void stmt(Node n);
+  void if_stmt(Node n);
+  void match_stmt(Node n);
+  void for_stmt(Node n);
+  void while_stmt(Node n);
+  void generic(Node n);
+  void flat(Node n);
 
   // ---- expressions
-  Value expr(TSNode n);
-  Value expr_inner(TSNode n);
-  Value cond(TSNode n);
+  Value expr(Node n);
+  Value expr_inner(Node n);
+  Value cond(Node n);
   Value lookup(const std::string& name, bool* bound = nullptr);
   Value binding_value(const Binding& b);
   Value symbol_value(int file, const std::string& symbol, const std::string& dotted);
   Value module_attr(const Value& mod, std::string_view attr);
-  Value attribute(TSNode n);
-  Value subscript(TSNode n, std::vector<Value>* index_out, Value* base_out);
-  Value call(TSNode n);
-  Value binary(TSNode n);
-  Value comparison(TSNode n);
-  Value string(TSNode n);
-  Value sequence(TSNode n);
-  Value dictionary(TSNode n);
-  Value comprehension(TSNode n);
-  Value lambda(TSNode n);
-  void collect_args(TSNode args, CallInfo& ci);
+  Value attribute(Node n);
+  Value subscript(Node n, std::vector<Value>* index_out, Value* base_out);
+  Value call(Node n);
+  Value binary(Node n);
+  Value comparison(Node n);
+  Value string(Node n);
+  Value sequence(Node n);
+  Value dictionary(Node n);
+  Value comprehension(Node n);
+  Value lambda(Node n);
+  void collect_args(Node args, CallInfo& ci);
 
   // ---- call semantics
   Value call_result(CallInfo& ci, const Value& callee, bool is_method, bool& work, bool& syncs);
   Value builtin_result(const CallInfo& ci);
   Value external_result(const CallInfo& ci, const std::string& q);
   int torch_module_parameters(const CallInfo& ci, std::string_view layer) const;
-  std::optional<Value> slice_of(const Value& container, TSNode slice) const;
-  std::optional<long> integer_literal(TSNode n) const;
+  std::optional<Value> slice_of(const Value& container, Node slice) const;
+  std::optional<long> integer_literal(Node n) const;
   Value method_result(CallInfo& ci, bool& work, bool& syncs);
   Value module_call(const Value& mod, const CallInfo& ci, bool& work, bool& syncs);
   Value project_call(int callee, const CallInfo& ci, bool bound, bool& work, bool& syncs);
@@ -240,16 +240,16 @@ class Walker final : public Checker {
   bool timing_function(const std::string& q) const;
 
   // ---- assignment
-  void assign(TSNode target, const Value& v);
-  std::string path_key(TSNode n) const;
+  void assign(Node target, const Value& v);
+  std::string path_key(Node n) const;
 
   // ---- context
   HotInfo hot_info(bool lexical_only) const;
   Lexical lexical() const;
-  Frame loop_frame(TSNode loop, TSNode iterable_node, const Value& iterable, TSNode target, TSNode body);
-  Periodic periodic_kind(TSNode c, int depth = 0) const;
-  bool interval_modulo(TSNode binop) const;
-  bool calls_batch_loop(TSNode stmt_node);
+  Frame loop_frame(Node loop, Node iterable_node, const Value& iterable, Node target, Node body);
+  Periodic periodic_kind(Node c, int depth = 0) const;
+  bool interval_modulo(Node binop) const;
+  bool calls_batch_loop(Node stmt_node);
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
 
@@ -395,7 +395,7 @@ void Walker::walk_function(int fn) {
     return;
   }
   bind_params(fi);
-  TSNode body = field(fi.node, "body");
+  Node body = field(fi.node, "body");
   if (!null(body)) block(body);
   walked_.insert(fn);
   // Only functions with nested definitions need their final environment.
@@ -434,14 +434,14 @@ void Walker::bind_params(const FuncInfo& fi) {
 
 // ============================================================================ statements
 
-void Walker::block(TSNode n) {
+void Walker::block(Node n) {
   const std::size_t frames_at_start = frames_.size();
-  for (TSNode s : named_children(n)) {
+  for (Node s : named_children(n)) {
     {
       stmt(s);
       // `if step % N != 0: continue` makes the rest of the block periodic.
       if (kind(s) == K::IfStatement && null(field(s, "alternative"))) {
-        TSNode cons = field(s, "consequence");
+        Node cons = field(s, "consequence");
         if (!null(cons) && named_count(cons) == 1 && kind(named(cons, 0)) == K::ContinueStatement &&
             periodic_kind(field(s, "condition")) == Periodic::WhenFalse) {
           Frame g;
@@ -455,37 +455,25 @@ void Walker::block(TSNode n) {
   frames_.resize(frames_at_start);
 }
 
-void Walker::flat(TSNode n) {
+void Walker::flat(Node n) {
   // Past the depth bound: visit calls and conditions without flow facts, iteratively.
-  TSTreeCursor c = ts_tree_cursor_new(n);
+  PreOrder walk(n);
   const int saved = depth_;
   depth_ = kMaxDepth - 8;  // leave room for a few levels of evaluation per visited node
-  for (;;) {
-    TSNode cur = ts_tree_cursor_current_node(&c);
+  for (Node cur; !null(cur = walk.next());) {
     const K k = kind(cur);
-    bool descend = true;
     if (k == K::Call || k == K::Subscript || k == K::Interpolation) {
       // Evaluate small expressions only; deeper ones are left to their children.
-      if (ts_node_named_child_count(cur) <= 4) {
+      if (named_count(cur) <= 4) {
         (void)expr(cur);
-        descend = false;
+        walk.skip_children();
       }
     }
-    if (descend && ts_tree_cursor_goto_first_child(&c)) continue;
-    bool done = false;
-    while (!ts_tree_cursor_goto_next_sibling(&c)) {
-      if (!ts_tree_cursor_goto_parent(&c) || ts_node_eq(ts_tree_cursor_current_node(&c), n)) {
-        done = true;
-        break;
-      }
-    }
-    if (done) break;
   }
-  ts_tree_cursor_delete(&c);
   depth_ = saved;
 }
 
-void Walker::stmt(TSNode n) {
+void Walker::stmt(Node n) {
   if (depth_ > kMaxDepth) {
     flat(n);
     return;
@@ -493,9 +481,9 @@ void Walker::stmt(TSNode n) {
   ++depth_;
   switch (kind(n)) {
     case K::ExpressionStatement:
-      for (TSNode n_i : named_children(n)) {
-        TSNode e = n_i;
-        if (kind(e) == K::Call) stmt_call_ = e.id;
+      for (Node n_i : named_children(n)) {
+        Node e = n_i;
+        if (kind(e) == K::Call) stmt_call_ = node_id(e);
         (void)expr(e);
       }
       stmt_call_ = nullptr;
@@ -526,17 +514,17 @@ void Walker::stmt(TSNode n) {
       break;
     }
     case K::WithStatement: {
-      TSNode body = field(n, "body");
-      for (TSNode n_i : named_children(n)) {
-        TSNode clause = n_i;
-        if (ts_node_eq(clause, body)) continue;
-        for (TSNode clause_j : named_children(clause)) {
-          TSNode item = clause_j;
+      Node body = field(n, "body");
+      for (Node n_i : named_children(n)) {
+        Node clause = n_i;
+        if (clause == body) continue;
+        for (Node clause_j : named_children(clause)) {
+          Node item = clause_j;
           if (kind(item) != K::WithItem) continue;
-          TSNode v = field(item, "value");
+          Node v = field(item, "value");
           if (kind(v) == K::AsPattern && named_count(v) >= 2) {
             Value val = expr(named(v, 0));
-            TSNode alias = field(v, "alias");
+            Node alias = field(v, "alias");
             if (!null(alias) && named_count(alias) > 0) alias = named(alias, 0);
             if (!null(alias)) assign(alias, val);
           } else if (!null(v)) {
@@ -551,8 +539,8 @@ void Walker::stmt(TSNode n) {
     case K::ExceptClause:
     case K::FinallyClause:
     case K::ElseClause:
-      for (TSNode n_i : named_children(n)) {
-        TSNode c = n_i;
+      for (Node n_i : named_children(n)) {
+        Node c = n_i;
         const K k = kind(c);
         if (k == K::Block) block(c);
         else if (k == K::ExceptClause || k == K::FinallyClause || k == K::ElseClause) stmt(c);
@@ -561,12 +549,12 @@ void Walker::stmt(TSNode n) {
     case K::FunctionDefinition: break;  // walked on its own
     case K::ClassDefinition: {
       // Class bodies run once at import: walk their statements (methods are walked on their own).
-      TSNode body = field(n, "body");
+      Node body = field(n, "body");
       if (!null(body)) block(body);
       break;
     }
     case K::DecoratedDefinition: {
-      TSNode def = field(n, "definition");
+      Node def = field(n, "definition");
       if (!null(def)) stmt(def);
       break;
     }
@@ -587,12 +575,12 @@ void Walker::stmt(TSNode n) {
 namespace {
 // Does a `case` pattern compare the subject with a value (`case 0:`, `case "a" | "b":`, `case Color.RED:`)?
 // Captures (`case x:`), the wildcard and class patterns (which compare attributes) do not.
-bool compares_value(TSNode pattern) {
-  std::vector<TSNode> todo{pattern};
+bool compares_value(Node pattern) {
+  std::vector<Node> todo{pattern};
   while (!todo.empty()) {
-    TSNode t = todo.back();
+    Node t = todo.back();
     todo.pop_back();
-    const std::string_view type = ts_node_type(t);
+    const std::string_view type = python::type(t);
     if (type == "class_pattern" || type == "keyword_pattern") continue;
     switch (kind(t)) {
       case K::Integer: case K::Float: case K::String: case K::ConcatenatedString:
@@ -602,7 +590,7 @@ bool compares_value(TSNode pattern) {
     }
     if (kind(t) == K::DottedName && named_count(t) > 1) return true;
     if (todo.size() < 256)
-      for (TSNode c : named_children(t)) todo.push_back(c);
+      for (Node c : named_children(t)) todo.push_back(c);
   }
   return false;
 }
@@ -611,27 +599,27 @@ bool compares_value(TSNode pattern) {
 // `match subject:` compares the subject with each value pattern (`case 0:` is `subject == 0`): on a GPU
 // tensor each comparison is a branch on a device value, like an `if`. A capture (`case x:`) binds the
 // subject; a guard (`case x if x > 0:`) is a condition.
-void Walker::match_stmt(TSNode n) {
-  TSNode body{};
-  std::vector<TSNode> subjects;
-  for (TSNode c : named_children(n)) {
+void Walker::match_stmt(Node n) {
+  Node body{};
+  std::vector<Node> subjects;
+  for (Node c : named_children(n)) {
     if (kind(c) == K::Block) body = c;
     else if (kind(c) != K::Comment) subjects.push_back(c);
   }
   bool compares = false;
-  std::vector<TSNode> clauses;
+  std::vector<Node> clauses;
   if (!null(body))
-    for (TSNode c : named_children(body))
-      if (std::string_view(ts_node_type(c)) == "case_clause") {
+    for (Node c : named_children(body))
+      if (type(c) == "case_clause") {
         clauses.push_back(c);
-        for (TSNode part : named_children(c))
-          if (std::string_view(ts_node_type(part)) == "case_pattern") compares = compares || compares_value(part);
+        for (Node part : named_children(c))
+          if (type(part) == "case_pattern") compares = compares || compares_value(part);
       }
   Value subject;
-  for (TSNode s : subjects) subject = compares && subjects.size() == 1 ? cond(s) : expr(s);
-  for (TSNode clause : clauses) {
-    for (TSNode part : named_children(clause)) {
-      const std::string_view type = ts_node_type(part);
+  for (Node s : subjects) subject = compares && subjects.size() == 1 ? cond(s) : expr(s);
+  for (Node clause : clauses) {
+    for (Node part : named_children(clause)) {
+      const std::string_view type = python::type(part);
       if (type == "case_pattern" && named_count(part) == 1 && kind(named(part, 0)) == K::DottedName &&
           named_count(named(part, 0)) == 1 && subjects.size() == 1)
         assign(named(named(part, 0), 0), subject);  // a capture
@@ -643,9 +631,9 @@ void Walker::match_stmt(TSNode n) {
   }
 }
 
-void Walker::generic(TSNode n) {
-  for (TSNode n_i : named_children(n)) {
-    TSNode c = n_i;
+void Walker::generic(Node n) {
+  for (Node n_i : named_children(n)) {
+    Node c = n_i;
     switch (kind(c)) {
       case K::Block: block(c); break;
       case K::ExpressionStatement: case K::IfStatement: case K::ForStatement: case K::WhileStatement:
@@ -655,7 +643,7 @@ void Walker::generic(TSNode n) {
         break;
       case K::Comment: break;
       default:
-        if (ts_node_child_count(c) > 0 || kind(c) == K::Identifier) (void)expr(c);
+        if (!null(first_child(c)) || kind(c) == K::Identifier) (void)expr(c);
         break;
     }
   }
@@ -663,14 +651,14 @@ void Walker::generic(TSNode n) {
 
 // `step % N` as an interval: not string formatting (`"%d" % x`), and not gradient accumulation
 // (`(step + 1) % accum_steps`): the optimizer step it guards runs every few steps, so what syncs there is hot.
-bool Walker::interval_modulo(TSNode binop) const {
+bool Walker::interval_modulo(Node binop) const {
   if (text(field(binop, "operator")) != "%") return false;
   const K lk = kind(strip_parens(field(binop, "left")));
   if (lk == K::String || lk == K::ConcatenatedString) return false;
   return !contains_ci(text(field(binop, "right")), "accum");
 }
 
-Periodic Walker::periodic_kind(TSNode c, int depth) const {
+Periodic Walker::periodic_kind(Node c, int depth) const {
   c = strip_parens(c);
   if (depth > 16) return Periodic::None;
   switch (kind(c)) {
@@ -681,7 +669,7 @@ Periodic Walker::periodic_kind(TSNode c, int depth) const {
       return Periodic::None;
     }
     case K::BooleanOperator: {
-      TSNode op = field(c, "operator");
+      Node op = field(c, "operator");
       if (text(op) != "and") return Periodic::None;
       if (periodic_kind(field(c, "left"), depth + 1) == Periodic::WhenTrue ||
           periodic_kind(field(c, "right"), depth + 1) == Periodic::WhenTrue)
@@ -696,13 +684,12 @@ Periodic Walker::periodic_kind(TSNode c, int depth) const {
       if (named_count(c) != 2) return Periodic::None;
       bool modulo = false;
       for (std::uint32_t i = 0; i < 2; ++i) {
-        TSNode o = strip_parens(named(c, i));
+        Node o = strip_parens(named(c, i));
         if (kind(o) == K::BinaryOperator && interval_modulo(o)) modulo = true;
       }
       if (!modulo) return Periodic::None;
-      for (std::uint32_t i = 0; i < ts_node_child_count(c); ++i) {
-        TSNode op = ts_node_child(c, i);
-        if (ts_node_is_named(op)) continue;
+      for (Node op : children(c)) {
+        if (is_named(op)) continue;
         const std::string_view t = text(op);
         if (t == "==") return Periodic::WhenTrue;
         if (t == "!=") return Periodic::WhenFalse;
@@ -713,13 +700,13 @@ Periodic Walker::periodic_kind(TSNode c, int depth) const {
   }
 }
 
-void Walker::if_stmt(TSNode n) {
-  TSNode condition = field(n, "condition");
+void Walker::if_stmt(Node n) {
+  Node condition = field(n, "condition");
   (void)cond(condition);
   Periodic pk = periodic_kind(condition);
   const Env before = env_;
   std::vector<Env> outs;
-  auto branch = [&](TSNode body, bool periodic, TSNode guard) {
+  auto branch = [&](Node body, bool periodic, Node guard) {
     if (null(body)) return;
     if (periodic) {
       Frame g;
@@ -735,13 +722,13 @@ void Walker::if_stmt(TSNode n) {
   bool has_else = false;
   // elif/else chain: each runs when the earlier conditions failed.
   bool off_interval = pk == Periodic::WhenFalse;
-  TSNode guard = condition;
-  for (TSNode n_i : named_children(n)) {
-    TSNode c = n_i;
+  Node guard = condition;
+  for (Node n_i : named_children(n)) {
+    Node c = n_i;
     const K k = kind(c);
     if (k == K::ElifClause) {
       env_ = before;
-      TSNode ec = field(c, "condition");
+      Node ec = field(c, "condition");
       {
         if (off_interval) {
           Frame g;
@@ -774,10 +761,10 @@ void Walker::if_stmt(TSNode n) {
 }
 
 // The name a for loop iterates, through enumerate(...), tqdm(...), zip(...), iter(...).
-TSNode iterated_name(TSNode right) {
-  TSNode base = strip_parens(right);
+Node iterated_name(Node right) {
+  Node base = strip_parens(right);
   while (kind(base) == K::Call) {
-    TSNode args = field(base, "arguments");
+    Node args = field(base, "arguments");
     if (null(args) || named_count(args) == 0) break;
     base = strip_parens(named(args, 0));
   }
@@ -785,19 +772,19 @@ TSNode iterated_name(TSNode right) {
 }
 
 // Does the statement call a project function that holds a batch loop (train_one_epoch(...))?
-bool Walker::calls_batch_loop(TSNode stmt_node) {
-  TSNode e = stmt_node;
+bool Walker::calls_batch_loop(Node stmt_node) {
+  Node e = stmt_node;
   if (kind(e) == K::ExpressionStatement && named_count(e) > 0) e = named(e, 0);
   if (kind(e) == K::Assignment || kind(e) == K::AugmentedAssignment) e = field(e, "right");
   e = strip_parens(e);
   if (kind(e) != K::Call) return false;
-  TSNode fn = strip_parens(field(e, "function"));
+  Node fn = strip_parens(field(e, "function"));
   int callee = -1;
   if (kind(fn) == K::Identifier) {
     Value v = lookup(std::string(text(fn)));
     if (v.kind == VK::FuncRef) callee = v.id;
   } else if (kind(fn) == K::Attribute) {
-    TSNode obj = strip_parens(field(fn, "object"));
+    Node obj = strip_parens(field(fn, "object"));
     if (kind(obj) == K::Identifier) {
       Value v = lookup(std::string(text(obj)));
       if ((v.kind == VK::Instance || v.kind == VK::Module) && v.id >= 0)
@@ -812,7 +799,7 @@ bool Walker::calls_batch_loop(TSNode stmt_node) {
   return callee_sum(callee).batch_loop;
 }
 
-Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSNode target, TSNode body) {
+Frame Walker::loop_frame(Node loop, Node iterable_node, const Value& it, Node target, Node body) {
   Frame f;
   f.kind = Frame::Kind::Loop;
   f.node = loop;
@@ -830,16 +817,16 @@ Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSN
   // Once per epoch: this loop holds an inner batch loop (its own body then runs once per epoch).
   const bool epoch_loop = (!null(target) && contains_ci(text(target), "epoch")) ||
                           (!null(iterable_node) && contains_ci(text(iterable_node), "epoch"));
-  std::vector<TSNode> todo{body};
+  std::vector<Node> todo{body};
   while (!todo.empty() && !f.epoch) {
-    TSNode s = todo.back();
+    Node s = todo.back();
     todo.pop_back();
-    for (TSNode s_i : named_children(s)) {
-      TSNode c = s_i;
+    for (Node s_i : named_children(s)) {
+      Node c = s_i;
       const K k = kind(c);
       if (k == K::ForStatement) {
-        TSNode right = field(c, "right");
-        TSNode base = iterated_name(right);
+        Node right = field(c, "right");
+        Node base = iterated_name(right);
         const std::string_view bt = text(base);
         const bool params_loop = contains_ci(text(right), "parameters()");
         bool data = batch_source_name(last_part(bt));
@@ -862,34 +849,34 @@ Frame Walker::loop_frame(TSNode loop, TSNode iterable_node, const Value& it, TSN
   return f;
 }
 
-void Walker::for_stmt(TSNode n) {
-  TSNode right = field(n, "right");
+void Walker::for_stmt(Node n) {
+  Node right = field(n, "right");
   Value it = expr(right);
-  TSNode left = field(n, "left");
-  TSNode body = field(n, "body");
+  Node left = field(n, "left");
+  Node body = field(n, "body");
   Value elem = it.element();
   if (it.kind == VK::Loader || batch_source_name(last_part(text(iterated_name(right))))) sum().batch_loop = true;
   frames_.push_back(loop_frame(n, right, it, left, body));
   if (!null(left)) assign(left, elem);
   if (!null(body)) block(body);
   frames_.pop_back();
-  TSNode alt = field(n, "alternative");
+  Node alt = field(n, "alternative");
   if (!null(alt)) stmt(alt);
 }
 
-void Walker::while_stmt(TSNode n) {
-  TSNode body = field(n, "body");
-  frames_.push_back(loop_frame(n, field(n, "condition"), Value::of(VK::Host), TSNode{}, body));
+void Walker::while_stmt(Node n) {
+  Node body = field(n, "body");
+  frames_.push_back(loop_frame(n, field(n, "condition"), Value::of(VK::Host), Node{}, body));
   (void)cond(field(n, "condition"));
   if (!null(body)) block(body);
   frames_.pop_back();
-  TSNode alt = field(n, "alternative");
+  Node alt = field(n, "alternative");
   if (!null(alt)) stmt(alt);
 }
 
 // ============================================================================ expressions
 
-Value Walker::expr(TSNode n) {
+Value Walker::expr(Node n) {
   if (null(n)) return {};
   if (depth_ > kMaxDepth) return {};
   ++depth_;
@@ -898,7 +885,7 @@ Value Walker::expr(TSNode n) {
   return v;
 }
 
-Value Walker::cond(TSNode n) {
+Value Walker::cond(Node n) {
   n = strip_parens(n);
   if (null(n)) return {};
   const K k = kind(n);
@@ -927,7 +914,7 @@ Value Walker::cond(TSNode n) {
   return v;
 }
 
-Value Walker::expr_inner(TSNode n) {
+Value Walker::expr_inner(Node n) {
   switch (kind(n)) {
     case K::Identifier: {
       const std::string name(text(n));
@@ -962,7 +949,7 @@ Value Walker::expr_inner(TSNode n) {
       return named_count(n) > 0 ? expr(named(n, named_count(n) - 1)) : Value{};
     case K::String: return string(n);
     case K::ConcatenatedString:
-      for (TSNode n_i : named_children(n)) (void)expr(n_i);
+      for (Node n_i : named_children(n)) (void)expr(n_i);
       return Value::host();
     case K::Integer:
     case K::Float: return Value::host(true);
@@ -981,13 +968,13 @@ Value Walker::expr_inner(TSNode n) {
     case K::GeneratorExpression: return comprehension(n);
     case K::Lambda: return lambda(n);
     case K::Assignment: {
-      TSNode right = field(n, "right");
+      Node right = field(n, "right");
       Value v = null(right) ? Value{} : expr(right);
       assign(field(n, "left"), v);
       return v;
     }
     case K::AugmentedAssignment: {
-      TSNode left = field(n, "left");
+      Node left = field(n, "left");
       Value cur = expr(left);
       Value r = expr(field(n, "right"));
       Value v;
@@ -1018,11 +1005,11 @@ Value Walker::expr_inner(TSNode n) {
       return named_count(n) > 0 ? expr(named(n, 0)) : Value{};
     case K::KeywordArgument: return expr(field(n, "value"));
     case K::Slice:
-      for (TSNode n_i : named_children(n)) (void)expr(n_i);
+      for (Node n_i : named_children(n)) (void)expr(n_i);
       return Value::host();
     case K::Comment: return {};
     default:
-      for (TSNode n_i : named_children(n)) (void)expr(n_i);
+      for (Node n_i : named_children(n)) (void)expr(n_i);
       return {};
   }
 }
@@ -1087,7 +1074,7 @@ Value Walker::module_attr(const Value& mod, std::string_view attr) {
   return Value::module_ref(std::move(dotted));
 }
 
-std::string Walker::path_key(TSNode n) const {
+std::string Walker::path_key(Node n) const {
   // `a.b.c` of identifiers only, built iteratively (attribute chains can be arbitrarily long).
   std::array<std::string_view, 16> parts;
   std::size_t count = 0;
@@ -1099,12 +1086,12 @@ std::string Walker::path_key(TSNode n) const {
   return key;
 }
 
-Value Walker::attribute(TSNode n) {
+Value Walker::attribute(Node n) {
   const std::string key = path_key(n);
   if (!key.empty()) {
     if (auto it = env_.find(key); it != env_.end()) return it->second;
   }
-  TSNode obj = field(n, "object");
+  Node obj = field(n, "object");
   const std::string_view name = text(field(n, "attribute"));
   Value recv = expr(obj);
   auto device_named = [&]() {
@@ -1156,25 +1143,16 @@ Value Walker::attribute(TSNode n) {
   }
 }
 
-Value Walker::subscript(TSNode n, std::vector<Value>* index_out, Value* base_out) {
-  TSNode base = field(n, "value");
+Value Walker::subscript(Node n, std::vector<Value>* index_out, Value* base_out) {
+  Node base = field(n, "value");
   Value bv = expr(base);
   std::vector<Value> idx;
-  std::vector<TSNode> idx_nodes;
-  TSTreeCursor c = ts_tree_cursor_new(n);
-  if (ts_tree_cursor_goto_first_child(&c)) {
-    do {
-      const char* fname = ts_tree_cursor_current_field_name(&c);
-      if (fname && std::string_view(fname) == "subscript") {
-        TSNode s = ts_tree_cursor_current_node(&c);
-        idx_nodes.push_back(s);
-      }
-    } while (ts_tree_cursor_goto_next_sibling(&c));
-  }
-  ts_tree_cursor_delete(&c);
-  for (TSNode s : idx_nodes) {
+  std::vector<Node> idx_nodes;
+  for (Node s : children(n))
+    if (in_field(s, "subscript")) idx_nodes.push_back(s);
+  for (Node s : idx_nodes) {
     if (kind(s) == K::Tuple || kind(s) == K::ExpressionList) {
-      for (TSNode s_i : named_children(s)) idx.push_back(expr(s_i));
+      for (Node s_i : named_children(s)) idx.push_back(expr(s_i));
     } else {
       idx.push_back(expr(s));
     }
@@ -1207,9 +1185,9 @@ Value Walker::subscript(TSNode n, std::vector<Value>* index_out, Value* base_out
   }
 }
 
-Value Walker::binary(TSNode n) {
-  TSNode left = field(n, "left");
-  TSNode right = field(n, "right");
+Value Walker::binary(Node n) {
+  Node left = field(n, "left");
+  Node right = field(n, "right");
   const std::string_view op = text(field(n, "operator"));
   const K lk = kind(strip_parens(left));
   if (op == "%" && (lk == K::String || lk == K::ConcatenatedString)) {
@@ -1250,17 +1228,16 @@ Value Walker::binary(TSNode n) {
   return {};
 }
 
-Value Walker::comparison(TSNode n) {
+Value Walker::comparison(Node n) {
   bool identity = false;
-  for (std::uint32_t i = 0; i < ts_node_child_count(n); ++i) {
-    TSNode op = ts_node_child(n, i);
-    if (ts_node_is_named(op)) continue;
+  for (Node op : children(n)) {
+    if (is_named(op)) continue;
     const std::string_view t = text(op);
     if (t == "is" || t == "in" || t == "not" || t == "is not" || t == "not in") identity = true;
   }
   bool device = false, all_host = true;
   Confidence c = Confidence::Low;
-  for (TSNode n_i : named_children(n)) {
+  for (Node n_i : named_children(n)) {
     Value v = expr(n_i);
     if (v.on_device()) {
       device = true;
@@ -1273,17 +1250,17 @@ Value Walker::comparison(TSNode n) {
   return all_host ? Value::host() : Value{};
 }
 
-Value Walker::string(TSNode n) {
-  for (TSNode n_i : named_children(n)) {
-    TSNode c = n_i;
+Value Walker::string(Node n) {
+  for (Node n_i : named_children(n)) {
+    Node c = n_i;
     if (kind(c) != K::Interpolation) continue;
-    TSNode e = field(c, "expression");
+    Node e = field(c, "expression");
     if (null(e) && named_count(c) > 0) e = named(c, 0);
     Value v = expr(e);
     // Nested format specs may hold interpolations too.
-    for (TSNode c_j : named_children(c)) {
-      TSNode spec = c_j;
-      for (TSNode spec_k : named_children(spec))
+    for (Node c_j : named_children(c)) {
+      Node spec = c_j;
+      for (Node spec_k : named_children(spec))
         if (kind(spec_k) == K::Interpolation) (void)expr(field(spec_k, "expression"));
     }
     if (v.holds_device()) {
@@ -1297,11 +1274,11 @@ Value Walker::string(TSNode n) {
   return named_count(n) == 2 || named_count(n) == 3 ? from_string_literal(text(n)) : Value::host();
 }
 
-Value Walker::sequence(TSNode n) {
+Value Walker::sequence(Node n) {
   std::vector<Value> items;
   bool positional = true;
-  for (TSNode n_i : named_children(n)) {
-    TSNode c = n_i;
+  for (Node n_i : named_children(n)) {
+    Node c = n_i;
     if (kind(c) == K::Comment) continue;
     if (kind(c) == K::ListSplat) {
       items.push_back(expr(c).element());
@@ -1313,10 +1290,10 @@ Value Walker::sequence(TSNode n) {
   return Value::container(std::move(items), positional);
 }
 
-Value Walker::dictionary(TSNode n) {
+Value Walker::dictionary(Node n) {
   std::vector<Value> items;
-  for (TSNode n_i : named_children(n)) {
-    TSNode c = n_i;
+  for (Node n_i : named_children(n)) {
+    Node c = n_i;
     if (kind(c) == K::Pair) {
       (void)expr(field(c, "key"));
       items.push_back(expr(field(c, "value")));
@@ -1328,33 +1305,33 @@ Value Walker::dictionary(TSNode n) {
   return v;
 }
 
-Value Walker::comprehension(TSNode n) {
-  TSNode body = field(n, "body");
+Value Walker::comprehension(Node n) {
+  Node body = field(n, "body");
   Shadow shadow(env_);
-  auto save_targets = [&](TSNode target) {
-    std::vector<TSNode> todo{target};
+  auto save_targets = [&](Node target) {
+    std::vector<Node> todo{target};
     while (!todo.empty()) {
-      TSNode t = todo.back();
+      Node t = todo.back();
       todo.pop_back();
       if (kind(t) == K::Identifier) {
         shadow.hide(std::string(text(t)));
       } else {
-        for (TSNode t_i : named_children(t)) todo.push_back(t_i);
+        for (Node t_i : named_children(t)) todo.push_back(t_i);
       }
     }
   };
   const std::size_t frames_at_start = frames_.size();
   std::int32_t count = -1;  // one `for` over an iterable of known length and no `if`: that length
   int clauses = 0;
-  for (TSNode n_i : named_children(n)) {
-    TSNode c = n_i;
+  for (Node n_i : named_children(n)) {
+    Node c = n_i;
     if (kind(c) == K::ForInClause || kind(c) == K::IfClause) ++clauses;
     if (kind(c) == K::ForInClause) {
-      TSNode left = field(c, "left");
-      TSNode right = field(c, "right");
+      Node left = field(c, "left");
+      Node right = field(c, "right");
       Value it = expr(right);
       count = it.count;
-      Frame f = loop_frame(c, right, it, left, TSNode{});
+      Frame f = loop_frame(c, right, it, left, Node{});
       frames_.push_back(f);
       save_targets(left);
       assign(left, it.element());
@@ -1375,14 +1352,14 @@ Value Walker::comprehension(TSNode n) {
   return result;
 }
 
-Value Walker::lambda(TSNode n) {
+Value Walker::lambda(Node n) {
   Frame b;
   b.kind = Frame::Kind::Boundary;
   b.node = n;
   frames_.push_back(b);
   {
     Shadow shadow(env_);  // parameters shadow outer names inside the body only
-    for (TSNode p : named_children(field(n, "parameters"))) {
+    for (Node p : named_children(field(n, "parameters"))) {
       if (kind(p) != K::Identifier) continue;
       const std::string name(text(p));
       shadow.hide(name);
@@ -1396,7 +1373,7 @@ Value Walker::lambda(TSNode n) {
 
 // ============================================================================ calls
 
-void Walker::collect_args(TSNode an, CallInfo& ci) {
+void Walker::collect_args(Node an, CallInfo& ci) {
   if (null(an)) return;
   if (kind(an) == K::GeneratorExpression) {
     ci.args.push_back(Arg{an, {}, expr(an)});
@@ -1404,12 +1381,12 @@ void Walker::collect_args(TSNode an, CallInfo& ci) {
   }
   const NamedChildren children = named_children(an);
   ci.args.reserve(ci.args.size() + children.size());
-  for (TSNode an_i : children) {
-    TSNode a = an_i;
+  for (Node an_i : children) {
+    Node a = an_i;
     switch (kind(a)) {
       case K::Comment: break;
       case K::KeywordArgument: {
-        TSNode value = field(a, "value");
+        Node value = field(a, "value");
         ci.args.push_back(Arg{value, text(field(a, "name")), expr(value)});
         break;
       }
@@ -1453,14 +1430,14 @@ void Walker::dispatch_call(CallInfo& ci) {
   }
 }
 
-Value Walker::call(TSNode n) {
-  TSNode fn = strip_parens(field(n, "function"));
+Value Walker::call(Node n) {
+  Node fn = strip_parens(field(n, "function"));
   CallInfo ci;
   ci.node = n;
   Value callee;
   bool is_method = false;
   if (kind(fn) == K::Attribute) {
-    TSNode obj = field(fn, "object");
+    Node obj = field(fn, "object");
     const std::string_view m = text(field(fn, "attribute"));
     Value rv = expr(obj);
     if (rv.kind == VK::ModuleRef) {
@@ -1498,7 +1475,7 @@ Value Walker::call(TSNode n) {
   if (!recv_key.empty()) {
     if (to_device &&
         (ci.recv.kind == VK::Module || ci.recv.kind == VK::Instance ||
-         (ci.recv.kind == VK::Unknown && stmt_call_ == n.id))) {
+         (ci.recv.kind == VK::Unknown && stmt_call_ == node_id(n)))) {
       Confidence c = Confidence::High;
       const bool cuda = ci.method == "cuda" || cuda_target(ci.arg(0, "device"), *this, c);
       if (cuda) {
@@ -1508,9 +1485,9 @@ Value Walker::call(TSNode n) {
           m.conf = ci.recv.kind == VK::Unknown ? Confidence::Medium : c;
         }
         m.cuda = true;
-        TSNode target = ci.receiver;
+        Node target = ci.receiver;
         assign(target, m);
-        if (stmt_call_ == n.id) r = m;
+        if (stmt_call_ == node_id(n)) r = m;
       }
     } else if (collects) {
       Value added = ci.method == "extend" ? ci.args.back().value.element() : ci.args.back().value;
@@ -1578,7 +1555,7 @@ Value Walker::call_result(CallInfo& ci, const Value& callee, bool is_method, boo
     case VK::Instance: return module_call(callee, ci, work, syncs);
     default: {
       // An unknown callable: a device result only when it looks like a model or a loss.
-      TSNode fn = strip_parens(field(ci.node, "function"));
+      Node fn = strip_parens(field(ci.node, "function"));
       if (callee.kind != VK::Device && !tensor_callable_name(last_part(text(fn)))) return {};
       Confidence best = Confidence::Low;
       bool dev = false;
@@ -1751,7 +1728,7 @@ Value Walker::external_result(const CallInfo& ci, const std::string& q) {
 }
 
 // A decimal integer literal (`3`, `10_000`, `-1`), else nothing.
-std::optional<long> Walker::integer_literal(TSNode n) const {
+std::optional<long> Walker::integer_literal(Node n) const {
   n = strip_parens(n);
   bool negative = false;
   if (kind(n) == K::UnaryOperator && text(field(n, "operator")) == "-") {
@@ -1769,13 +1746,12 @@ std::optional<long> Walker::integer_literal(TSNode n) const {
 }
 
 // `items[a:b]` of a tuple or list literal, with integer literals (or nothing) as bounds and no step.
-std::optional<Value> Walker::slice_of(const Value& c, TSNode slice) const {
+std::optional<Value> Walker::slice_of(const Value& c, Node slice) const {
   const auto size = static_cast<long>(c.items->size());
   std::array<long, 2> bounds{0, size};
   std::size_t part = 0;  // 0: start, 1: stop, 2: step
-  for (std::uint32_t i = 0, n = ts_node_child_count(slice); i < n; ++i) {
-    TSNode ch = ts_node_child(slice, i);
-    if (!ts_node_is_named(ch)) {
+  for (Node ch : children(slice)) {
+    if (!is_named(ch)) {
       if (text(ch) == ":") ++part;
       continue;
     }
@@ -1826,7 +1802,7 @@ int Walker::torch_module_parameters(const CallInfo& ci, std::string_view layer) 
   return nn_layer_parameters(layer, [&](std::string_view keyword, int position) {
     const Arg* a = ci.arg(static_cast<std::size_t>(position), keyword);
     if (!a) return LayerArg{};
-    TSNode n = strip_parens(a->node);
+    Node n = strip_parens(a->node);
     switch (kind(n)) {
       case K::True: return LayerArg{LayerArg::Kind::Literal, 1};
       case K::False:
@@ -1961,7 +1937,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
   }
   if ((m == "to" || m == "cuda") && kind(strip_parens(ci.receiver)) == K::Call) {
     // `Net(...).to(device)`: a module built by a class this analysis cannot see.
-    TSNode ctor = strip_parens(field(strip_parens(ci.receiver), "function"));
+    Node ctor = strip_parens(field(strip_parens(ci.receiver), "function"));
     const std::string_view name = last_part(text(ctor));
     if (!name.empty() && std::isupper(static_cast<unsigned char>(name[0]))) {
       Value v = Value::of(VK::Module, Confidence::Medium);
@@ -1994,7 +1970,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
 
 // ============================================================================ assignment
 
-void Walker::assign(TSNode target, const Value& v) {
+void Walker::assign(Node target, const Value& v) {
   target = strip_parens(target);
   if (null(target)) return;
   switch (kind(target)) {
@@ -2006,7 +1982,7 @@ void Walker::assign(TSNode target, const Value& v) {
         return;
       }
       env_[key] = v;
-      TSNode obj = strip_parens(field(target, "object"));
+      Node obj = strip_parens(field(target, "object"));
       const FuncInfo& fi = p_.funcs[func_];
       if (kind(obj) == K::Identifier && fi.cls >= 0 && fi.bound_first && !fi.params.empty() &&
           text(obj) == fi.params[0]) {
@@ -2040,8 +2016,8 @@ void Walker::assign(TSNode target, const Value& v) {
     case K::Tuple:
     case K::List: {
       std::size_t pos = 0;
-      for (TSNode target_i : named_children(target)) {
-        TSNode t = target_i;
+      for (Node target_i : named_children(target)) {
+        Node t = target_i;
         if (kind(t) == K::Comment) continue;
         if (kind(t) == K::ListSplatPattern || kind(t) == K::ListSplat) {
           if (named_count(t) > 0) assign(named(t, 0), Value::container({v.element()}, false));
@@ -2174,12 +2150,12 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
   return s;
 }
 
-void Walker::report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what,
+void Walker::report(const Rule& rule, Node at, Confidence confidence, std::string_view what,
                     std::string_view fix, bool syncs, std::vector<TextEdit> edits) {
   if (syncs) synced();
   sum().reports = true;
   if (!emit_) return;
-  if (!reported_.emplace(at.id, rule.id).second) return;
+  if (!reported_.emplace(node_id(at), rule.id).second) return;
   HotInfo h = hot_info(false);
   if (h.heat == Heat::Cold && !p_.options->report_cold) return;
   Finding f;

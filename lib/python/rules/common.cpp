@@ -31,10 +31,10 @@ const Value* CallInfo::subject() const {
   return a ? &a->value : nullptr;
 }
 
-TSNode CallInfo::subject_node() const {
+Node CallInfo::subject_node() const {
   if (!null(receiver)) return receiver;
   const Arg* a = positional(0);
-  return a ? a->node : TSNode{};
+  return a ? a->node : Node{};
 }
 
 bool CallInfo::any_arg_holds_device() const {

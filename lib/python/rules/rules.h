@@ -16,14 +16,14 @@
 namespace synclint::python {
 
 struct Arg {
-  TSNode node{};
+  Node node{};
   std::string_view keyword;  // empty for positional, "*" / "**" for splats
   Value value;
 };
 
 struct CallInfo {
-  TSNode node{};                 // the call
-  TSNode receiver{};             // x in x.m(...), null otherwise
+  Node node{};                   // the call
+  Node receiver{};               // x in x.m(...), null otherwise
   std::string_view method;       // m in x.m(...)
   std::string qualified;         // canonical function name ("torch.cuda.synchronize"), when known
   std::string_view builtin;      // "float", when the callee is a builtin
@@ -37,23 +37,23 @@ struct CallInfo {
   const Arg* arg(std::size_t i, std::string_view name) const;
   // The value the API acts on: the receiver of a method, else the first argument.
   const Value* subject() const;
-  TSNode subject_node() const;
+  Node subject_node() const;
   bool any_arg_holds_device() const;
 };
 
 struct ConditionInfo {
-  TSNode node{};  // the expression whose truth value Python needs
+  Node node{};  // the expression whose truth value Python needs
   Value value;
 };
 
 struct FormatInfo {
-  TSNode node{};  // the interpolated expression of an f-string, or `"..." % values`
-  TSNode value_node{};
+  Node node{};  // the interpolated expression of an f-string, or `"..." % values`
+  Node value_node{};
   Value value;
 };
 
 struct SubscriptInfo {
-  TSNode node{};  // x[index]
+  Node node{};  // x[index]
   Value base;
   std::vector<Value> index;  // one per index element
   bool store = false;        // x[index] = stored
@@ -61,23 +61,23 @@ struct SubscriptInfo {
 };
 
 struct TimingInfo {
-  TSNode node{};   // end - start
-  TSNode start{};  // where the start timer was taken
+  Node node{};   // end - start
+  Node start{};  // where the start timer was taken
 };
 
 // What a rule may ask of the walker.
 class Checker {
  public:
   virtual ~Checker() = default;
-  virtual std::string_view text(TSNode n) const = 0;
-  virtual std::string where(TSNode n) const = 0;  // "train.py:42"
+  virtual std::string_view text(Node n) const = 0;
+  virtual std::string where(Node n) const = 0;  // "train.py:42"
   // Reports that `at` synchronizes (or, with syncs=false, that it is wrong without syncing). `what` says
   // what the code does ("copies a GPU value to the host ..."); the walker adds the subject and why it is
   // hot. Cold sites are dropped unless --all.
-  virtual void report(const Rule& rule, TSNode at, Confidence confidence, std::string_view what,
+  virtual void report(const Rule& rule, Node at, Confidence confidence, std::string_view what,
                       std::string_view fix, bool syncs = true, std::vector<TextEdit> edits = {}) = 0;
   // An empty range just before the last byte of `n` (where an argument goes before `)`).
-  virtual SourceRange before_end(TSNode n) const = 0;
+  virtual SourceRange before_end(Node n) const = 0;
 };
 
 using CallCheck = void (*)(const Rule&, const CallInfo&, Checker&);

@@ -22,7 +22,7 @@ void sync011_blocking_host_to_device_copy(const Rule& rule, const CallInfo& call
     if (nb && kind(strip_parens(nb->node)) != K::False) return;
     // Machine-applicable part of the fix: ask for the asynchronous copy (pinning is the loader's job).
     std::vector<TextEdit> edits;
-    TSNode args = field(call.node, "arguments");
+    Node args = field(call.node, "arguments");
     if (!nb && kind(args) == K::ArgumentList)
       edits.push_back({checker.before_end(args), call.args.empty() ? "non_blocking=True" : ", non_blocking=True"});
     checker.report(rule, call.node, std::min(conf, call.recv.conf),

@@ -1,5 +1,5 @@
 // The rounds of walks: a file walked again walks only what must be and keeps the rest, with the results of a
-// walk of everything; and the allocator the syntax trees come from.
+// walk of everything; and syntax trees made and freed on different threads.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -90,10 +90,6 @@ TEST(Rounds, ResultsDoNotDependOnTheThreads) {
   EXPECT_EQ(findings, 12u);
 }
 
-TSTree* parse(TSParser* parser, const std::string& text) {
-  return ts_parser_parse_string(parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
-}
-
 std::string source(int functions) {
   std::string s;
   for (int i = 0; i < functions; ++i)
@@ -101,55 +97,39 @@ std::string source(int functions) {
   return s;
 }
 
-TEST(TreeAllocator, ATreeIsCountedWhileItLivesAndItsBlocksAreReused) {
-  use_tree_allocator();
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, python_language());
-  const std::string text = source(200);
-  ts_tree_delete(parse(parser, text));  // the parser's own buffers are sized by the first parse
-  const std::int64_t before = tree_bytes_held_here();
-  TSTree* tree = parse(parser, text);
-  const std::int64_t held = tree_bytes_held_here() - before;
-  EXPECT_GT(held, static_cast<std::int64_t>(text.size()));  // trees take several bytes per byte of source
-  ts_tree_delete(tree);
-  EXPECT_EQ(tree_bytes_held_here(), before);
-  for (int i = 0; i < 20; ++i) ts_tree_delete(parse(parser, text));
-  EXPECT_EQ(tree_bytes_held_here(), before);  // every block of every tree given back
-  ts_parser_delete(parser);
-}
-
-TEST(TreeAllocator, TreesMadeOnOneThreadAreFreedOnAnother) {
+// Trees are parsed (through the tree allocator) on several threads and read and freed on others.
+TEST(TreeAllocator, TreesMadeOnOneThreadAreReadAndFreedOnAnother) {
   use_tree_allocator();
   const std::string text = source(300);
-  std::vector<TSTree*> trees(8, nullptr);
+  std::vector<std::unique_ptr<SyntaxTree>> trees(8);
   std::vector<std::thread> makers;
   for (int t = 0; t < 4; ++t)
     makers.emplace_back([&, t] {
-      TSParser* parser = ts_parser_new();
-      ts_parser_set_language(parser, python_language());
-      for (int k = 0; k < 2; ++k) trees[static_cast<std::size_t>(2 * t + k)] = parse(parser, text);
-      ts_parser_delete(parser);
+      Parser parser;
+      for (int k = 0; k < 2; ++k) trees[static_cast<std::size_t>(2 * t + k)] = parser.parse(text);
     });
   for (auto& th : makers) th.join();
-  const std::string expected = ts_node_type(ts_tree_root_node(trees[0]));
+  ASSERT_NE(trees[0], nullptr);
+  const std::size_t expected = trees[0]->size();
+  EXPECT_GT(expected, 300u * 10);
   std::vector<std::thread> freers;
   for (int t = 0; t < 2; ++t)
     freers.emplace_back([&, t] {
       for (int k = 0; k < 4; ++k) {
-        TSTree* tree = trees[static_cast<std::size_t>(4 * t + k)];
-        EXPECT_EQ(ts_node_type(ts_tree_root_node(tree)), expected);
-        EXPECT_EQ(ts_node_named_child_count(ts_tree_root_node(tree)), 300u);
-        ts_tree_delete(tree);
+        std::unique_ptr<SyntaxTree>& tree = trees[static_cast<std::size_t>(4 * t + k)];
+        ASSERT_NE(tree, nullptr);
+        EXPECT_EQ(type(tree->root()), "module");
+        EXPECT_EQ(named_count(tree->root()), 300u);
+        EXPECT_EQ(tree->size(), expected);
+        tree.reset();
       }
     });
   for (auto& th : freers) th.join();
   // A new parse on this thread still works and sees the whole file.
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, python_language());
-  TSTree* tree = parse(parser, text);
-  EXPECT_EQ(ts_node_named_child_count(ts_tree_root_node(tree)), 300u);
-  ts_tree_delete(tree);
-  ts_parser_delete(parser);
+  Parser parser;
+  const auto tree = parser.parse(text);
+  ASSERT_NE(tree, nullptr);
+  EXPECT_EQ(named_count(tree->root()), 300u);
 }
 
 }  // namespace
