@@ -9,6 +9,8 @@
 #   BATCHES="16 128" VARIANTS="unprobed full" bench/gpu/overhead.sh
 #   LANGS="py cpp" bench/gpu/overhead.sh       # also train_cpp (built against the torch package's LibTorch)
 #   BENCH=launch bench/gpu/overhead.sh         # launch_cost.py: us per kernel launch (host-bound, low noise)
+#   VARIANTS="unprobed default unprobed+CUDA_MODULE_LOADING=EAGER CUDA_MODULE_LOADING=EAGER" bench/gpu/overhead.sh
+#                                               # VAR=value+...: probed with that environment; unprobed+...: not probed
 #
 # Output: $OUT/overhead.tsv (variant, lang, batch, round, ms/step of each rep, user s, sys s) and the
 # per-run JSON / stderr in $OUT/runs/.
@@ -52,6 +54,7 @@ variant_env() {
     debug) printf '%s\n' "$probe" SYNCLINT_PROBE_DEBUG=1 ;;
     latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_LATENCY=1 ;;
     nolaunch-latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_LATENCY=1 ;;
+    unprobed+*) printf '%s\n' ${1#unprobed+} | tr '+' '\n' ;;  # unprobed+VAR=value+...: no probe
     *) printf '%s\n' "$probe" ${1//+/ } ;;  # VAR=value+VAR=value
   esac
 }

@@ -197,6 +197,22 @@ void Accumulator::consume(EventStream&& chunk) {
     std::stable_sort(st.host.begin(), st.host.end(), by_start);
   if (!std::is_sorted(st.gpu.begin() + static_cast<std::ptrdiff_t>(gpu_before ? gpu_before - 1 : 0), st.gpu.end(), by_start))
     std::stable_sort(st.gpu.begin(), st.gpu.end(), by_start);
+  // Python calls that made blocking calls: the host time inside them but outside their CUDA calls is
+  // marked on those calls (a removed read takes it along). Only calls not analysed yet can be marked.
+  for (const PythonCall& pc : chunk.python_calls) {
+    if (pc.end_ns < pc.start_ns) continue;
+    auto it = std::lower_bound(st.host.begin(), st.host.end(), pc.start_ns,
+                               [](const HostCall& c, std::uint64_t v) { return c.start_ns < v; });
+    HostCall* last = nullptr;
+    std::uint64_t previous_end = pc.start_ns;
+    for (; it != st.host.end() && it->start_ns < pc.end_ns; ++it) {
+      if (it->thread != pc.thread || it->end_ns > pc.end_ns) continue;
+      it->py_before_ns = it->start_ns - std::min(it->start_ns, previous_end);
+      previous_end = std::max(previous_end, it->end_ns);
+      last = &*it;
+    }
+    if (last != nullptr) last->py_after_ns = pc.end_ns - last->end_ns;
+  }
   st.analyse_ready(false);
 }
 

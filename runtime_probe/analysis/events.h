@@ -37,6 +37,20 @@ struct HostCall {
   HostCallKind kind = HostCallKind::Other;
   std::string api;                   // "cudaStreamSynchronize"
   std::int32_t site = -1;            // index into EventStream::sites, -1 when unknown
+  // Set by the analysis from the PythonCall that made this call (0 otherwise): host time of that Python
+  // call before this CUDA call (since the call's start or the previous CUDA call inside it), and after it
+  // (until the Python call returned) when it is the last one inside.
+  std::uint64_t py_before_ns = 0, py_after_ns = 0;
+};
+
+// A Python-level call that made blocking CUDA calls (`.item()`, `float(t)`, `print(t)`), timed from its
+// CALL to its return in the user's frame (Python 3.12+): its host time outside the CUDA calls is
+// interpreter and framework work that goes away with the read.
+struct PythonCall {
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t thread = 0;
+  std::int32_t site = -1;  // index into EventStream::sites
 };
 
 enum class GpuActivityKind : std::uint8_t { Kernel, Memcpy, Memset, Other };
@@ -58,6 +72,7 @@ struct EventStream {
   std::vector<Site> sites;
   std::vector<HostCall> host;   // sorted by start_ns
   std::vector<GpuActivity> gpu; // sorted by start_ns
+  std::vector<PythonCall> python_calls;  // sorted by start_ns
   std::uint64_t dropped_activity_records = 0;
 };
 

@@ -198,7 +198,7 @@ void Segment::prepare(RecordedCarry& carry) {
         ++d.calls;
         d.blocked_ns += duration;
         d.wait_bound_ns += std::max(0.0, duration - c.removed_overhead);
-        d.read_bound_ns += duration;
+        d.read_bound_ns += duration + static_cast<double>(h.py_before_ns + h.py_after_ns);
         ++d.apis[h.api];
         auto prev = previous_on_thread.find(h.thread);
         auto prev_copy = previous_copy_on_thread.find(h.thread);
@@ -208,7 +208,8 @@ void Segment::prepare(RecordedCarry& carry) {
         if (previous && h.site >= 0 && previous->site == h.site && previous->kind == HostCallKind::AsyncCopy &&
             copy_direction(previous, previous_copy) == Direction::DeviceToHost) {
           calls_[prev->second].feeds_read = true;
-          d.read_bound_ns += static_cast<double>(previous->end_ns - previous->start_ns);
+          d.read_bound_ns += static_cast<double>(previous->end_ns - previous->start_ns + previous->py_before_ns +
+                                                 previous->py_after_ns);
           for (auto i = calls_[prev->second].first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next)
             d.read_bound_ns += acts_[static_cast<std::size_t>(i)].duration;
         }
@@ -288,17 +289,19 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
 
   for (const auto& c : calls_) {
     const HostCall& h = host_[c.host];
+    const bool removed = removed_site >= 0 && h.site == removed_site;
+    const bool read_gone = removed && how == Removal::Read && (c.blocking || c.feeds_read);
     double start;
     if (!s.started) {
       start = static_cast<double>(h.start_ns);
       s.started = true;
     } else if (h.start_ns >= s.frontier_rec) {
       start = s.frontier_rep + static_cast<double>(h.start_ns - s.frontier_rec);
+      // A removed read takes the Python call that made it along: its host time before this CUDA call.
+      if (read_gone) start = std::max(s.frontier_rep, start - static_cast<double>(h.py_before_ns));
     } else {  // overlaps the latest call (another thread): keep its offset from the previous start
       start = s.prev_start_rep + (static_cast<double>(h.start_ns) - static_cast<double>(s.prev_start_rec));
     }
-    const bool removed = removed_site >= 0 && h.site == removed_site;
-    const bool read_gone = removed && how == Removal::Read && (c.blocking || c.feeds_read);
     if (!read_gone) {
       for (auto i = c.first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next) {
         const auto a = static_cast<std::size_t>(i);
@@ -324,7 +327,8 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
       end = start + static_cast<double>(h.end_ns - h.start_ns);
     }
     if (h.end_ns >= s.frontier_rec) {
-      s.frontier_rec = h.end_ns;
+      // ... and its host time after the last CUDA call, until the Python call returned.
+      s.frontier_rec = h.end_ns + (read_gone ? h.py_after_ns : 0);
       s.frontier_rep = end;
     }
     s.prev_start_rec = h.start_ns;

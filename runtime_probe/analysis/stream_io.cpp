@@ -81,6 +81,11 @@ std::string stream_to_json(const EventStream& s) {
               {"dropped_activity_records", s.dropped_activity_records},
               {"sites", std::move(sites)},         {"host", std::move(host)},
               {"gpu", std::move(gpu)}};
+  if (!s.python_calls.empty()) {  // optional: older readers ignore the key
+    ojson calls = ojson::array();
+    for (const auto& c : s.python_calls) calls.push_back({c.start_ns, c.end_ns, c.thread, c.site});
+    doc["python_calls"] = std::move(calls);
+  }
   // One record per line keeps recordings diffable and compact.
   std::string out = "{";
   bool first = true;
@@ -159,6 +164,19 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
     g.name = get_as<std::string>(record_field(rec, 6, where), where);
     if (g.end_ns < g.start_ns) throw ProbeError(where + ": ends before it starts");
     s.gpu.push_back(std::move(g));
+  }
+  i = 0;
+  for (const auto& rec : array_of("python_calls")) {
+    const std::string where = src + ": python_calls[" + std::to_string(i++) + "]";
+    PythonCall c;
+    c.start_ns = get_as<std::uint64_t>(record_field(rec, 0, where), where);
+    c.end_ns = get_as<std::uint64_t>(record_field(rec, 1, where), where);
+    c.thread = get_as<std::uint32_t>(record_field(rec, 2, where), where);
+    c.site = get_as<std::int32_t>(record_field(rec, 3, where), where);
+    if (c.end_ns < c.start_ns) throw ProbeError(where + ": ends before it starts");
+    if (c.site < -1 || c.site >= static_cast<std::int32_t>(s.sites.size()))
+      throw ProbeError(where + ": site index " + std::to_string(c.site) + " out of range");
+    s.python_calls.push_back(c);
   }
   return s;
 }

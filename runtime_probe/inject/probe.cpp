@@ -8,14 +8,17 @@
 //   SYNCLINT_PROBE_TRACE=1   also write trace-<pid>.json, a Chrome trace-event file
 //   SYNCLINT_PROBE_SKIP      path substrings of frames that are not the user's code (see site_filter.h)
 //   SYNCLINT_PROBE_WINDOW_MS / SYNCLINT_PROBE_WINDOW_CALLS   window bounds (2000 ms, 200000 calls)
-//   SYNCLINT_PROBE_SAMPLE    fraction of the run traced in full (default 0.05; 1: everything). Blocking
+//   SYNCLINT_PROBE_SAMPLE    fraction of the run traced in full (default 0.01; 1: everything). Blocking
 //                            calls are recorded all the time; launch callbacks and the Activity API's GPU
-//                            records only in traced stretches, the first of which starts with the probe.
-//   SYNCLINT_PROBE_SAMPLE_MS length of each traced stretch (100 ms); the untraced rest of each period
-//                            makes up the fraction (0.05: 100 ms traced in every 2 s)
+//                            records only in traced stretches, the first of which starts with the probe,
+//                            and in those that recurring sites with few traced calls ask for.
+//   SYNCLINT_PROBE_SAMPLE_MS length of each traced stretch (1000 ms); the untraced rest of each period
+//                            makes up the fraction (0.01: 1 s traced in every 100 s)
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
 //                            then not seen); =all also driver syncs and copies (custom code that syncs
 //                            through the driver API). Default: driver launches and memsets only.
+//   SYNCLINT_PROBE_PYTHON_CALLS=0  do not time the Python calls that block (Python 3.12+: sys.monitoring
+//                            on the calls that made blocking calls; see PythonSites::time_calls)
 //   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_RUNTIME_RECORDS=1,
 //   SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost (bench/gpu/overhead.sh); they blind the
@@ -157,6 +160,18 @@ void wake_watcher(char c) {
 }
 
 // ---- site capture -------------------------------------------------------------------------------
+
+// A timed Python call around blocking calls (PythonSites::time_calls), on the calling thread.
+void on_python_call(std::uint64_t start, std::uint64_t end, std::int32_t site) {
+  if (g == nullptr || !g_recording.load(std::memory_order_relaxed) || end < start) return;
+  RawCall call;
+  call.start = start;
+  call.end = end;
+  call.site = site;
+  call.python_call = true;
+  call.traced = g->traced.load(std::memory_order_relaxed);
+  g->rec->add_call(call);
+}
 
 std::int32_t capture_site() {
   Probe& p = *g;
@@ -625,17 +640,20 @@ int initialize() {
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
+  if (env_flag_default("SYNCLINT_PROBE_PYTHON_CALLS", true)) p.python->time_calls(now_ns, on_python_call);
   p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
   // Sampled by default: the kernel records and launch callbacks cost about 1-2 us per launch on the H200,
-  // a third of the step time of a launch-bound Python loop (docs/probe.md, "The probe's own cost").
-  p.sample = 0.05;
+  // a third of the step time of a launch-bound Python loop, and periodic short stretches (100 ms in 2 s)
+  // still cost a launch-bound Python loop +7% where one long stretch at the start cost nothing measurable
+  // (docs/probe.md, "The probe's own cost").
+  p.sample = 0.01;
   if (const char* v = std::getenv("SYNCLINT_PROBE_SAMPLE"); v != nullptr && *v != '\0') {
     char* end = nullptr;
     double f = std::strtod(v, &end);
     if (end != nullptr && *end == '\0' && f > 0 && f <= 1) p.sample = f;
-    else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.05");
+    else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.01");
   }
-  p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 100));
+  p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 1000));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;

@@ -3,6 +3,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 namespace synclint::probe::inject {
 
 struct PythonSites::Api {
@@ -20,6 +24,39 @@ struct PythonSites::Api {
   void (*Py_IncRef)(void*) = nullptr;
   void (*Py_DecRef)(void*) = nullptr;
   void (*PyErr_Clear)() = nullptr;
+  // For timing calls (sys.monitoring, 3.12+); optional.
+  int (*PyFrame_GetLasti)(void*) = nullptr;
+  void* (*PyImport_ImportModule)(const char*) = nullptr;
+  void* (*PyObject_CallFunctionObjArgs)(void*, ...) = nullptr;
+  void* (*PyLong_FromLong)(long) = nullptr;
+  long (*PyLong_AsLong)(void*) = nullptr;
+  void* (*PyUnicode_FromString)(const char*) = nullptr;
+  void* (*PyCFunction_New)(void*, void*) = nullptr;
+  void* (*PyErr_Occurred)() = nullptr;
+  void* None = nullptr;  // &_Py_NoneStruct
+};
+
+// sys.monitoring state of the one PythonSites whose calls are timed. Touched only with the GIL held.
+struct PythonSites::Monitoring {
+  // CPython's PyMethodDef, for the two callbacks (METH_FASTCALL: self, args, nargs).
+  struct MethodDef {
+    const char* name;
+    void* meth;
+    int flags;
+    const char* doc;
+  };
+  static constexpr int kMethFastcall = 0x0080;
+
+  long tool = -1;
+  void* disable = nullptr;  // sys.monitoring.DISABLE (a reference kept)
+  long call_event = 0;
+  MethodDef on_call_def{"synclint_on_call", nullptr, kMethFastcall, nullptr};
+  MethodDef on_return_def{"synclint_on_c_return", nullptr, kMethFastcall, nullptr};
+  void* on_call = nullptr;
+  void* on_return = nullptr;
+  // Watched calls: code object -> (instruction offset in bytes, site). Code objects are kept alive by
+  // PythonSites::codes_.
+  std::unordered_map<void*, std::vector<std::pair<long, std::int32_t>>> watched;
 };
 
 namespace {
@@ -47,6 +84,15 @@ const PythonSites::Api* PythonSites::api() {
     sym(a->Py_IncRef, "Py_IncRef");
     sym(a->Py_DecRef, "Py_DecRef");
     sym(a->PyErr_Clear, "PyErr_Clear");
+    sym(a->PyFrame_GetLasti, "PyFrame_GetLasti");
+    sym(a->PyImport_ImportModule, "PyImport_ImportModule");
+    sym(a->PyObject_CallFunctionObjArgs, "PyObject_CallFunctionObjArgs");
+    sym(a->PyLong_FromLong, "PyLong_FromLong");
+    sym(a->PyLong_AsLong, "PyLong_AsLong");
+    sym(a->PyUnicode_FromString, "PyUnicode_FromString");
+    sym(a->PyCFunction_New, "PyCFunction_New");
+    sym(a->PyErr_Occurred, "PyErr_Occurred");
+    sym(a->None, "_Py_NoneStruct");
     bool complete = a->Py_IsInitialized && a->PyGILState_GetThisThreadState && a->PyGILState_Ensure &&
                     a->PyGILState_Release && a->PyEval_GetFrame && a->PyFrame_GetCode && a->PyFrame_GetBack &&
                     a->PyFrame_GetLineNumber && a->PyObject_GetAttrString && a->PyUnicode_AsUTF8 &&
@@ -94,12 +140,25 @@ const PythonSites::CodeInfo& PythonSites::code_info(const Api& a, void* code) {
   return codes_.emplace(code, std::move(info)).first->second;
 }
 
+std::int32_t PythonSites::site_of(void* code, int line) {
+  std::lock_guard lock(mu_);
+  // Code objects are kept alive by codes_, so (address, line) names one site for the whole run.
+  auto key = std::make_pair(code, line);
+  if (auto it = sites_.find(key); it != sites_.end()) return it->second;
+  const CodeInfo& info = codes_.at(code);
+  std::int32_t site =
+      table_.intern({info.file, static_cast<std::uint32_t>(line < 0 ? 0 : line), info.function, "python"});
+  sites_.emplace(key, site);
+  return site;
+}
+
 std::int32_t PythonSites::capture() {
   const Api* a = api();
   if (a == nullptr || a->PyGILState_GetThisThreadState() == nullptr) return -1;
   int gil = a->PyGILState_Ensure();
   void* chosen_code = nullptr;
   int chosen_line = 0;
+  int chosen_offset = -1;
   void* fallback_code = nullptr;
   int fallback_line = 0;
   void* frame = a->PyEval_GetFrame();  // borrowed
@@ -111,6 +170,7 @@ std::int32_t PythonSites::capture() {
     if (!info.skip) {
       chosen_code = code;
       chosen_line = a->PyFrame_GetLineNumber(frame);
+      if (a->PyFrame_GetLasti != nullptr) chosen_offset = a->PyFrame_GetLasti(frame);
       a->Py_DecRef(frame);
       break;
     }
@@ -122,21 +182,189 @@ std::int32_t PythonSites::capture() {
     a->Py_DecRef(frame);
     frame = back;
   }
-  a->PyGILState_Release(gil);
-  if (chosen_code == nullptr) {
-    chosen_code = fallback_code;
-    chosen_line = fallback_line;
+  std::int32_t site = -1;
+  if (chosen_code != nullptr) {
+    site = site_of(chosen_code, chosen_line);
+    if (sink_ != nullptr && chosen_offset >= 0) watch(*a, chosen_code, chosen_offset, site);
+  } else if (fallback_code != nullptr) {
+    site = site_of(fallback_code, fallback_line);
   }
-  if (chosen_code == nullptr) return -1;
-  std::lock_guard lock(mu_);
-  // Code objects are kept alive by codes_, so (address, line) names one site for the whole run.
-  auto key = std::make_pair(chosen_code, chosen_line);
-  if (auto it = sites_.find(key); it != sites_.end()) return it->second;
-  const CodeInfo& info = codes_.at(chosen_code);
-  std::int32_t site =
-      table_.intern({info.file, static_cast<std::uint32_t>(chosen_line < 0 ? 0 : chosen_line), info.function, "python"});
-  sites_.emplace(key, site);
+  a->PyGILState_Release(gil);
   return site;
+}
+
+namespace {
+
+PythonSites* g_timed = nullptr;  // the instance whose calls are timed (set by time_calls)
+
+struct PendingCall {
+  void* code = nullptr;
+  long offset = -1;
+  std::uint64_t start = 0;
+  std::int32_t site = -1;
+};
+thread_local PendingCall t_pending;
+
+}  // namespace
+
+PythonSites::~PythonSites() {
+  if (g_timed == this) g_timed = nullptr;
+  // The monitoring objects stay with the interpreter (it may outlive the probe's teardown).
+}
+
+void PythonSites::time_calls(std::uint64_t (*clock)(), CallSink sink) {
+  clock_ = clock;
+  sink_ = sink;
+  g_timed = this;
+}
+
+// The callbacks (METH_FASTCALL). They must never leave a Python exception set: they run inside the
+// user's program.
+struct PythonSitesCallbacks {
+  static void* none(const PythonSites::Api& a) {
+    a.Py_IncRef(a.None);
+    return a.None;
+  }
+  // CALL(code, instruction_offset, callable, arg0)
+  static void* on_call(void*, void* const* args, long nargs) {
+    PythonSites* ps = g_timed;
+    const PythonSites::Api* a = ps != nullptr ? ps->api_ : nullptr;
+    if (a == nullptr) return nullptr;  // cannot happen: registered only after api() succeeded
+    PythonSites::Monitoring* m = ps->monitoring_;
+    if (m == nullptr || nargs < 2) return none(*a);
+    auto it = m->watched.find(args[0]);
+    if (it == m->watched.end()) return none(*a);
+    const long offset = a->PyLong_AsLong(args[1]);
+    if (offset == -1 && a->PyErr_Occurred() != nullptr) {
+      a->PyErr_Clear();
+      return none(*a);
+    }
+    for (const auto& [watched_offset, site] : it->second)
+      if (watched_offset == offset) {
+        t_pending = PendingCall{args[0], offset, ps->clock_(), site};
+        return none(*a);
+      }
+    a->Py_IncRef(m->disable);  // not a read: never report this instruction again
+    return m->disable;
+  }
+  // C_RETURN / C_RAISE(code, instruction_offset, callable, arg0)
+  static void* on_return(void*, void* const* args, long nargs) {
+    PythonSites* ps = g_timed;
+    const PythonSites::Api* a = ps != nullptr ? ps->api_ : nullptr;
+    if (a == nullptr) return nullptr;
+    if (nargs >= 2 && t_pending.code != nullptr && args[0] == t_pending.code) {
+      const long offset = a->PyLong_AsLong(args[1]);
+      if (offset == -1 && a->PyErr_Occurred() != nullptr) a->PyErr_Clear();
+      if (offset == t_pending.offset) {
+        const PendingCall done = t_pending;
+        t_pending = PendingCall{};
+        ps->sink_(done.start, ps->clock_(), done.site);
+      }
+    }
+    return none(*a);
+  }
+};
+
+void PythonSites::watch(const Api& a, void* code, int offset, std::int32_t site) {
+  if (monitoring_failed_ || a.PyFrame_GetLasti == nullptr || a.PyImport_ImportModule == nullptr ||
+      a.PyObject_CallFunctionObjArgs == nullptr || a.PyLong_FromLong == nullptr || a.PyLong_AsLong == nullptr ||
+      a.PyUnicode_FromString == nullptr || a.PyCFunction_New == nullptr || a.PyErr_Occurred == nullptr ||
+      a.None == nullptr)
+    return;
+  // Python objects made here are released on every path; a failure clears the error and stops timing.
+  void* sys = a.PyImport_ImportModule("sys");
+  void* mon = sys != nullptr ? a.PyObject_GetAttrString(sys, "monitoring") : nullptr;
+  if (sys != nullptr) a.Py_DecRef(sys);
+  if (mon == nullptr) {  // before 3.12
+    a.PyErr_Clear();
+    monitoring_failed_ = true;
+    return;
+  }
+  auto call = [&](const char* fn, void* x, void* y, void* z) -> bool {
+    void* f = a.PyObject_GetAttrString(mon, fn);
+    if (f == nullptr) return false;
+    void* r = a.PyObject_CallFunctionObjArgs(f, x, y, z, nullptr);
+    a.Py_DecRef(f);
+    if (r == nullptr) return false;
+    a.Py_DecRef(r);
+    return true;
+  };
+  auto long_attr = [&](void* obj, const char* name) -> long {
+    void* v = a.PyObject_GetAttrString(obj, name);
+    if (v == nullptr) return -1;
+    long out = a.PyLong_AsLong(v);
+    a.Py_DecRef(v);
+    return out;
+  };
+  bool ok = true;
+  if (monitoring_ == nullptr) {
+    auto* m = new Monitoring;
+    m->on_call_def.meth = reinterpret_cast<void*>(&PythonSitesCallbacks::on_call);
+    m->on_return_def.meth = reinterpret_cast<void*>(&PythonSitesCallbacks::on_return);
+    void* events = a.PyObject_GetAttrString(mon, "events");
+    long c_return = -1, c_raise = -1;
+    if (events != nullptr) {
+      m->call_event = long_attr(events, "CALL");
+      c_return = long_attr(events, "C_RETURN");
+      c_raise = long_attr(events, "C_RAISE");
+      a.Py_DecRef(events);
+    }
+    m->disable = a.PyObject_GetAttrString(mon, "DISABLE");
+    ok = events != nullptr && m->call_event > 0 && c_return > 0 && c_raise > 0 && m->disable != nullptr;
+    // A free tool id (the predefined ones are 0 debugger, 1 coverage, 2 profiler, 5 optimizer).
+    void* name = ok ? a.PyUnicode_FromString("synclint") : nullptr;
+    for (long id : {4L, 3L}) {
+      if (name == nullptr) break;
+      void* idobj = a.PyLong_FromLong(id);
+      if (call("use_tool_id", idobj, name, nullptr)) m->tool = id;
+      else a.PyErr_Clear();
+      a.Py_DecRef(idobj);
+      if (m->tool >= 0) break;
+    }
+    if (name != nullptr) a.Py_DecRef(name);
+    ok = ok && m->tool >= 0;
+    if (ok) {
+      m->on_call = a.PyCFunction_New(&m->on_call_def, nullptr);
+      m->on_return = a.PyCFunction_New(&m->on_return_def, nullptr);
+      void* idobj = a.PyLong_FromLong(m->tool);
+      for (auto [event, fn] : {std::pair{m->call_event, m->on_call}, std::pair{c_return, m->on_return},
+                               std::pair{c_raise, m->on_return}}) {
+        void* ev = a.PyLong_FromLong(event);
+        ok = ok && fn != nullptr && call("register_callback", idobj, ev, fn);
+        a.Py_DecRef(ev);
+      }
+      a.Py_DecRef(idobj);
+    }
+    if (!ok) {
+      a.PyErr_Clear();
+      monitoring_failed_ = true;
+      a.Py_DecRef(mon);
+      return;  // `m` is leaked on purpose: callbacks may have been registered with pointers into it
+    }
+    monitoring_ = m;
+  }
+  Monitoring& m = *monitoring_;
+  auto& calls = m.watched[code];
+  const bool first = calls.empty();
+  for (const auto& [o, s] : calls)
+    if (o == offset) {
+      a.Py_DecRef(mon);
+      return;
+    }
+  calls.emplace_back(offset, site);
+  // Another instruction of a frame already watched may have been disabled at its first call.
+  if (!first && !call("restart_events", nullptr, nullptr, nullptr)) a.PyErr_Clear();
+  if (first) {
+    void* idobj = a.PyLong_FromLong(m.tool);
+    void* ev = a.PyLong_FromLong(m.call_event);
+    if (!call("set_local_events", idobj, code, ev)) {
+      a.PyErr_Clear();
+      m.watched.erase(code);
+    }
+    a.Py_DecRef(ev);
+    a.Py_DecRef(idobj);
+  }
+  a.Py_DecRef(mon);
 }
 
 }  // namespace synclint::probe::inject

@@ -121,6 +121,10 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
   for (auto* b : threads) {
     std::lock_guard lock(b->mu);
     drain_before(b->calls, cut_ns, final, [&](const RawCall& c) {
+      if (c.python_call) {  // only around analysed calls: untraced ones are counted, not replayed
+        if (c.traced) w.python_calls.push_back(PythonCall{c.start, c.end, b->thread, c.site});
+        return;
+      }
       HostCall h;
       h.start_ns = c.start;
       h.end_ns = c.end;
@@ -168,6 +172,8 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
   }
   std::sort(w.host.begin(), w.host.end(), [](const HostCall& a, const HostCall& b) { return a.start_ns < b.start_ns; });
   std::sort(w.gpu.begin(), w.gpu.end(), [](const GpuActivity& a, const GpuActivity& b) { return a.start_ns < b.start_ns; });
+  std::sort(w.python_calls.begin(), w.python_calls.end(),
+            [](const PythonCall& a, const PythonCall& b) { return a.start_ns < b.start_ns; });
   w.sites = sites_.snapshot();
   std::uint64_t dropped = dropped_.load();
   w.dropped_activity_records = dropped - dropped_reported_;
@@ -204,6 +210,8 @@ void Recorder::consume(EventStream chunk) {
       if (h.start_ns < until || !recorded_truncated_) recorded_.host.push_back(h);
     for (const auto& g : chunk.gpu)
       if (g.start_ns < until || !recorded_truncated_) recorded_.gpu.push_back(g);
+    for (const auto& c : chunk.python_calls)
+      if (c.start_ns < until || !recorded_truncated_) recorded_.python_calls.push_back(c);
     recorded_.run_end_ns = until;
     recorded_.dropped_activity_records += chunk.dropped_activity_records;
   }

@@ -25,6 +25,7 @@ struct RawCall {
   HostCallKind kind = HostCallKind::Other;
   std::int32_t site = -1;
   bool traced = true;  // recorded while launches and GPU records were traced (sampling)
+  bool python_call = false;  // a timed Python call around blocking calls (PythonCall), not a CUDA call
 };
 
 struct RawGpu {

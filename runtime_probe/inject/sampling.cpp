@@ -14,7 +14,7 @@ SampleSchedule::SampleSchedule(double fraction, std::chrono::milliseconds on, cl
 std::optional<bool> SampleSchedule::update(clock::time_point now, bool request) {
   if (!sampled() || next_ == clock::time_point::max()) return std::nullopt;
   if (request) {
-    const auto until = now + kRequestStretches * on_;
+    const auto until = now + std::max(on_, std::chrono::milliseconds(kMinRequest));
     if (traced_) {
       next_ = std::max(next_, until);
       return std::nullopt;
@@ -33,10 +33,10 @@ bool SiteRequests::note(std::int32_t site, bool traced) {
   std::lock_guard lock(mu_);
   State& s = sites_[site];
   if (traced) {
-    s.traced = true;
+    ++s.traced;
     return false;
   }
-  if (s.traced || s.requests >= kMaxRequests || ++s.untraced < kUntracedBeforeRequest) return false;
+  if (s.traced >= kEnoughTraced || s.requests >= kMaxRequests || ++s.untraced < kUntracedBeforeRequest) return false;
   s.untraced = 0;
   ++s.requests;
   return true;

@@ -11,12 +11,12 @@
 namespace synclint::probe::inject {
 
 // Traced stretches of `on` making up `fraction` of the run: on, off (on * (1/fraction - 1)), on... from
-// the start; a request turns tracing on at once for kRequestStretches * `on` (or extends a traced
-// stretch to that).
+// the start; a request turns tracing on at once for max(`on`, kMinRequest) (or extends a traced stretch
+// to that).
 class SampleSchedule {
  public:
   using clock = std::chrono::steady_clock;
-  static constexpr int kRequestStretches = 4;
+  static constexpr std::chrono::milliseconds kMinRequest{400};
 
   SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start);
   bool sampled() const { return fraction_ < 1; }
@@ -35,11 +35,13 @@ class SampleSchedule {
   clock::time_point next_;
 };
 
-// Per-site bookkeeping of blocking calls while sampling: a site that was never traced asks for a traced
-// stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Thread-safe.
+// Per-site bookkeeping of blocking calls while sampling: a site with fewer than kEnoughTraced traced calls
+// (never traced, or traced only in the first stretch, which holds the program's start-up) asks for a
+// traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Thread-safe.
 class SiteRequests {
  public:
   static constexpr std::uint32_t kUntracedBeforeRequest = 8;
+  static constexpr std::uint32_t kEnoughTraced = 64;
   static constexpr std::uint8_t kMaxRequests = 2;
 
   // Counts a blocking call of `site`; true when it should ask for a traced stretch now.
@@ -48,8 +50,8 @@ class SiteRequests {
  private:
   struct State {
     std::uint32_t untraced = 0;  // untraced calls since the last request
+    std::uint32_t traced = 0;
     std::uint8_t requests = 0;
-    bool traced = false;
   };
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;

@@ -23,7 +23,7 @@ TEST(SampleSchedule, TracesOneStretchPerPeriodFromTheStart) {
   EXPECT_EQ(s.next_change(), t0 + 2100ms);
 }
 
-TEST(SampleSchedule, ARequestTracesAtOnceForFourStretches) {
+TEST(SampleSchedule, ARequestTracesAtOnceForAtLeast400Ms) {
   const clock::time_point t0{};
   SampleSchedule s(0.05, 100ms, t0);
   ASSERT_EQ(s.update(t0 + 100ms, false), std::optional<bool>(false));
@@ -35,6 +35,17 @@ TEST(SampleSchedule, ARequestTracesAtOnceForFourStretches) {
   EXPECT_EQ(s.next_change(), t0 + 1200ms);
   EXPECT_EQ(s.update(t0 + 1200ms, false), std::optional<bool>(false));
   EXPECT_EQ(s.next_change(), t0 + 3100ms);
+}
+
+TEST(SampleSchedule, TheDefaultTracesOneSecondInAHundredAndRequestsOneStretch) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.01, 1000ms, t0);
+  EXPECT_EQ(s.update(t0 + 1000ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 100000ms);
+  EXPECT_EQ(s.update(t0 + 5000ms, true), std::optional<bool>(true));
+  EXPECT_EQ(s.next_change(), t0 + 6000ms);
+  EXPECT_EQ(s.update(t0 + 6000ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 105000ms);
 }
 
 TEST(SampleSchedule, FullTracingAndAStoppedScheduleNeverChange) {
@@ -61,13 +72,20 @@ TEST(SiteRequests, ANeverTracedSiteAsksAfterEightUntracedCallsAtMostTwice) {
   EXPECT_EQ(asked, 2);
 }
 
-TEST(SiteRequests, ATracedSiteNeverAsks) {
+TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
   SiteRequests r;
-  EXPECT_FALSE(r.note(3, true));
+  for (std::uint32_t call = 0; call < SiteRequests::kEnoughTraced; ++call) EXPECT_FALSE(r.note(3, true));
   for (int call = 0; call < 50; ++call) EXPECT_FALSE(r.note(3, false));
   // Sites are counted apart.
   for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(4, false));
   EXPECT_TRUE(r.note(4, false));
+}
+
+TEST(SiteRequests, ASiteTracedOnlyAFewTimesAtStartUpStillAsks) {
+  SiteRequests r;
+  for (int call = 0; call < 5; ++call) EXPECT_FALSE(r.note(9, true));
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(9, false));
+  EXPECT_TRUE(r.note(9, false));
 }
 
 }  // namespace

@@ -75,6 +75,40 @@ TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
   EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 1.000, kEps);
 }
 
+// one_read with the Python call that made the read timed: it starts 2 us before the copy call and
+// returns 10 us after the sync; 5 us of it lie between the copy and the sync.
+EventStream one_timed_read(double host_after) {
+  EventStream s = one_read(host_after);
+  s.python_calls.push_back(PythonCall{testing::us(8), testing::us(1025), 1, 0});
+  return s;
+}
+
+TEST(ProbeAnalysis, ARemovedReadTakesItsPythonCallAlongWhenTheHostIsTheCriticalPath) {
+  const ProbeReport plain = analyze(one_read(2000));
+  const ProbeReport timed = analyze(one_timed_read(2000));
+  ASSERT_EQ(timed.sites.size(), 1u);
+  // 1000 us of CUDA calls as before, and the call's 2 + 5 + 10 us outside them.
+  EXPECT_NEAR(plain.sites[0].saving_if_removed_ms, 1.000, kEps);
+  EXPECT_NEAR(timed.sites[0].saving_if_removed_ms, 1.017, kEps);
+  EXPECT_NEAR(timed.sites[0].predicted_saving_ms, 1.017, kEps);
+  // Waiting alone does not depend on it, nor do the measured facts.
+  EXPECT_NEAR(timed.sites[0].wait_saving_ms, plain.sites[0].wait_saving_ms, kEps);
+  EXPECT_NEAR(timed.sites[0].host_blocked_ms, plain.sites[0].host_blocked_ms, kEps);
+  EXPECT_NEAR(timed.replay_error, 0.0, 1e-9);
+}
+
+TEST(ProbeAnalysis, APythonCallSavesNothingMoreWhenTheGpuIsTheCriticalPath) {
+  // K2 is launched 100 us after the sync: without the read it still waits for K1 on the GPU.
+  EXPECT_NEAR(analyze(one_timed_read(100)).sites[0].saving_if_removed_ms, 0.115, kEps);
+}
+
+TEST(ProbeAnalysis, APythonCallOnAnotherThreadOrAroundNoCallChangesNothing) {
+  EventStream s = one_read(2000);
+  s.python_calls.push_back(PythonCall{testing::us(8), testing::us(1025), 2, 0});  // another thread
+  s.python_calls.push_back(PythonCall{testing::us(1100), testing::us(1200), 1, 0});  // no CUDA call inside
+  EXPECT_NEAR(analyze(s).sites[0].saving_if_removed_ms, 1.000, kEps);
+}
+
 TEST(ProbeAnalysis, RemovingTheReadAlsoRemovesItsCopy) {
   const ProbeReport r = analyze(one_read(100));
   ASSERT_EQ(r.sites.size(), 1u);

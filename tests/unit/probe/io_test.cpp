@@ -58,6 +58,16 @@ ProbeReport sample_report(std::int32_t rank, double saving) {
   return r;
 }
 
+// The error parse_stream gives for `text` ("no error" when none).
+std::string stream_error(const std::string& text) {
+  try {
+    parse_stream(text, "rec.json");
+  } catch (const ProbeError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(ProbeStreamIo, RoundTripKeepsEveryField) {
   const EventStream s = sample_stream();
   const EventStream back = parse_stream(stream_to_json(s));
@@ -80,29 +90,40 @@ TEST(ProbeStreamIo, RoundTripKeepsEveryField) {
     EXPECT_EQ(back.gpu[i].kind, s.gpu[i].kind);
     EXPECT_EQ(back.gpu[i].stream, s.gpu[i].stream);
   }
+  EXPECT_TRUE(back.python_calls.empty());
+  EXPECT_EQ(stream_to_json(s).find("python_calls"), std::string::npos);  // optional key, written when there are some
+}
+
+TEST(ProbeStreamIo, PythonCallsRoundTripAndAreChecked) {
+  EventStream s = sample_stream();
+  s.python_calls.push_back(PythonCall{100, 900, 3, 0});
+  const EventStream back = parse_stream(stream_to_json(s));
+  ASSERT_EQ(back.python_calls.size(), 1u);
+  EXPECT_EQ(back.python_calls[0].start_ns, 100u);
+  EXPECT_EQ(back.python_calls[0].end_ns, 900u);
+  EXPECT_EQ(back.python_calls[0].thread, 3u);
+  EXPECT_EQ(back.python_calls[0].site, 0);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"python_calls":[[5,2,0,-1]]})")
+                .find("python_calls[0]: ends before it starts"),
+            std::string::npos);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"python_calls":[[1,2,0,4]]})")
+                .find("site index 4 out of range"),
+            std::string::npos);
 }
 
 TEST(ProbeStreamIo, RejectsBadInputWithClearMessages) {
-  auto message = [](const std::string& text) {
-    try {
-      parse_stream(text, "rec.json");
-    } catch (const ProbeError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(message("{").find("rec.json: not valid JSON"), std::string::npos);
-  EXPECT_NE(message(R"({"format":"x"})").find("not a synclint probe stream"), std::string::npos);
-  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":9})").find("version 9 is not supported"),
+  EXPECT_NE(stream_error("{").find("rec.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(stream_error(R"({"format":"x"})").find("not a synclint probe stream"), std::string::npos);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":9})").find("version 9 is not supported"),
             std::string::npos);
-  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",0]]})")
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",0]]})")
                 .find("site index 0 out of range"),
             std::string::npos);
-  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"teleport","x",-1]]})")
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"teleport","x",-1]]})")
                 .find("unknown kind"),
             std::string::npos);
-  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,2]]})").find("gpu[0]"), std::string::npos);
-  EXPECT_NE(message(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,"a",0,0,0,"kernel","k"]]})").find("gpu[0]"),
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,2]]})").find("gpu[0]"), std::string::npos);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,"a",0,0,0,"kernel","k"]]})").find("gpu[0]"),
             std::string::npos);
 }
 

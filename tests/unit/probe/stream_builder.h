@@ -58,6 +58,10 @@ struct StreamBuilder {
             const std::string& api = "cudaStreamSynchronize") {
     host(start, end, kind, api, site);
   }
+  // A timed Python call (the `.item()` around a copy and a sync) at [start, end].
+  void python_call(double start, double end, std::int32_t site) {
+    s.python_calls.push_back(PythonCall{us(start), us(end), thread, site});
+  }
   // Sorts and sets the run bounds.
   EventStream done() {
     std::stable_sort(s.host.begin(), s.host.end(), [](auto& a, auto& b) { return a.start_ns < b.start_ns; });

@@ -26,3 +26,11 @@ t = threading.Thread(target=lambda: out.append(fakelib.item()))  # SITE <lambda>
 t.start()
 t.join()
 print("C", *out[0])
+
+# Timed calls (Python 3.12+, sys.monitoring): a C callable called from the user's frame three times.
+# The first capture makes the probe watch that instruction; the next two calls are timed ("T" lines).
+fakelib.time_calls()
+raw, buf = fakelib.raw_capture()
+for _ in range(3):
+    raw(buf, 4096)  # SITE timed
+print("V", sys.version_info[0], sys.version_info[1])
