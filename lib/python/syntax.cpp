@@ -2,6 +2,12 @@
 
 #include <tree_sitter/api.h>
 
+#include <cstddef>
+#include <new>
+#include <type_traits>
+
+#include "python/syntax_copy.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -25,7 +31,7 @@ const TSLanguage* python_language() { return tree_sitter_python(); }
 namespace {
 
 struct KindTable {
-  std::vector<K> by_symbol;
+  std::vector<std::uint8_t> codes;  // the K of each symbol
   KindTable() {
     static const std::unordered_map<std::string_view, K> names = {
         {"module", K::Module}, {"block", K::Block}, {"comment", K::Comment}, {"ERROR", K::Error},
@@ -67,13 +73,13 @@ struct KindTable {
     };
     const TSLanguage* lang = python_language();
     const std::uint32_t count = ts_language_symbol_count(lang);
-    by_symbol.assign(count + 1, K::Other);
+    codes.assign(count + 1, static_cast<std::uint8_t>(K::Other));
     for (std::uint32_t s = 0; s < count; ++s) {
       if (ts_language_symbol_type(lang, static_cast<TSSymbol>(s)) != TSSymbolTypeRegular) continue;
       const char* name = ts_language_symbol_name(lang, static_cast<TSSymbol>(s));
       if (name == nullptr) continue;
       auto it = names.find(name);
-      if (it != names.end()) by_symbol[s] = it->second;
+      if (it != names.end()) codes[s] = static_cast<std::uint8_t>(it->second);
     }
   }
 };
@@ -167,12 +173,32 @@ Node strip_parens(Node n) {
 }
 
 // ============================================================================ parser
+// The copy (syntax_copy.c) writes SynclintCopyItem: the same layout as SyntaxTree::Item.
+static_assert(sizeof(SyntaxTree::Item) == 32, "a node of the compact tree takes 32 bytes");
+static_assert(sizeof(SyntaxTree::Item) == sizeof(SynclintCopyItem));
+static_assert(std::is_trivially_copyable_v<SyntaxTree::Item> && std::is_standard_layout_v<SyntaxTree::Item>);
+#define SYNCLINT_SAME_MEMBER(m) static_assert(offsetof(SyntaxTree::Item, m) == offsetof(SynclintCopyItem, m))
+SYNCLINT_SAME_MEMBER(start_byte);
+SYNCLINT_SAME_MEMBER(end_byte);
+SYNCLINT_SAME_MEMBER(start_row);
+SYNCLINT_SAME_MEMBER(end_row);
+SYNCLINT_SAME_MEMBER(end);
+SYNCLINT_SAME_MEMBER(named_count);
+SYNCLINT_SAME_MEMBER(symbol);
+SYNCLINT_SAME_MEMBER(field);
+SYNCLINT_SAME_MEMBER(kind);
+SYNCLINT_SAME_MEMBER(flags);
+SYNCLINT_SAME_MEMBER(child_count);
+#undef SYNCLINT_SAME_MEMBER
+constexpr bool same_flag(SyntaxTree::Flag ours, int theirs) { return static_cast<int>(ours) == theirs; }
+static_assert(same_flag(SyntaxTree::Named, SYNCLINT_NAMED) && same_flag(SyntaxTree::Missing, SYNCLINT_MISSING) &&
+              same_flag(SyntaxTree::IsError, SYNCLINT_IS_ERROR) && same_flag(SyntaxTree::HasError, SYNCLINT_HAS_ERROR) &&
+              same_flag(SyntaxTree::Extra, SYNCLINT_EXTRA) && same_flag(SyntaxTree::Last, SYNCLINT_LAST) &&
+              SyntaxTree::kManyChildren == SYNCLINT_MANY_CHILDREN);
+
 struct Parser::Impl {
   TSParser* parser = nullptr;
-  TSTreeCursor cursor{};
-  bool cursor_live = false;
   ~Impl() {
-    if (cursor_live) ts_tree_cursor_delete(&cursor);
     if (parser) ts_parser_delete(parser);
   }
 };
@@ -188,70 +214,21 @@ std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text) {
   TSTree* ts_tree = ts_parser_parse_string(impl_->parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
   if (ts_tree == nullptr) return nullptr;
   auto tree = std::make_unique<SyntaxTree>();
-  auto& items = tree->items_;
-  // About one node per five bytes of source: reserved pages that stay untouched cost no memory.
-  items.reserve(text.size() / 4 + 16);
-  const auto& kind_of = kinds().by_symbol;
-  constexpr TSSymbol kErrorSymbol = static_cast<TSSymbol>(-1);
-
-  TSNode root = ts_tree_root_node(ts_tree);
-  TSTreeCursor& c = impl_->cursor;
-  if (!impl_->cursor_live) {
-    c = ts_tree_cursor_new(root);
-    impl_->cursor_live = true;
-  } else {
-    ts_tree_cursor_reset(&c, root);
-  }
-  // The open ancestors of the current node (their `end` is set when the walk leaves them), and the
-  // last child seen of each.
-  std::vector<std::uint32_t> open;
-  std::vector<std::uint32_t> last_child;
+  const auto& kind_of = kinds().codes;
+  // tree-sitter counts the nodes it shows; the copy says how many it wrote, in case that differs.
+  std::uint32_t room = ts_node_descendant_count(ts_tree_root_node(ts_tree));
   for (;;) {
-    const TSNode n = ts_tree_cursor_current_node(&c);
-    const auto index = static_cast<std::uint32_t>(items.size());
-    SyntaxTree::Item it;
-    it.start_byte = ts_node_start_byte(n);
-    it.end_byte = ts_node_end_byte(n);
-    it.start_row = ts_node_start_point(n).row;
-    it.end_row = ts_node_end_point(n).row;
-    const TSSymbol symbol = ts_node_symbol(n);
-    it.symbol = symbol;
-    it.field = ts_tree_cursor_current_field_id(&c);
-    it.kind = symbol == kErrorSymbol ? K::Error : symbol < kind_of.size() ? kind_of[symbol] : K::Other;
-    const bool named = ts_node_is_named(n);
-    it.flags = static_cast<std::uint8_t>((named ? SyntaxTree::Named : 0) |
-                                         (ts_node_is_missing(n) ? SyntaxTree::Missing : 0) |
-                                         (symbol == kErrorSymbol ? SyntaxTree::IsError : 0) |
-                                         (ts_node_has_error(n) ? SyntaxTree::HasError : 0) |
-                                         (ts_node_is_extra(n) ? SyntaxTree::Extra : 0));
-    if (!open.empty()) {
-      SyntaxTree::Item& parent = items[open.back()];
-      if (named) ++parent.named_count;
-      if (parent.child_count != SyntaxTree::kManyChildren) ++parent.child_count;
-      last_child.back() = index;
+    tree->items_.reset(new SyntaxTree::Item[room]);
+    const std::uint32_t count =
+        synclint_copy_tree(ts_tree, reinterpret_cast<SynclintCopyItem*>(tree->items_.get()), room, kind_of.data(),
+                           static_cast<std::uint32_t>(kind_of.size()), static_cast<std::uint8_t>(K::Error));
+    if (count == UINT32_MAX) throw std::bad_alloc();
+    if (count <= room) {
+      tree->size_ = count;
+      break;
     }
-    items.push_back(it);
-    if (ts_tree_cursor_goto_first_child(&c)) {
-      open.push_back(index);
-      last_child.push_back(0);
-      continue;
-    }
-    items[index].end = index + 1;
-    // Leave the finished subtrees up to the first one with a next sibling.
-    bool done = false;
-    while (!ts_tree_cursor_goto_next_sibling(&c)) {
-      if (open.empty() || !ts_tree_cursor_goto_parent(&c)) {
-        done = true;
-        break;
-      }
-      items[last_child.back()].flags |= SyntaxTree::Last;
-      items[open.back()].end = static_cast<std::uint32_t>(items.size());
-      open.pop_back();
-      last_child.pop_back();
-    }
-    if (done) break;
+    room = count;
   }
-  items[0].flags |= SyntaxTree::Last;
   ts_tree_delete(ts_tree);
   return tree;
 }

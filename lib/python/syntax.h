@@ -55,26 +55,27 @@ struct Point {
 class SyntaxTree {
  public:
   struct Item {
-    std::uint32_t start_byte = 0, end_byte = 0;
-    std::uint32_t start_row = 0, end_row = 0;
-    std::uint32_t end = 0;          // one past the last node of the subtree (the next sibling unless Last)
-    std::uint32_t named_count = 0;  // named children
-    std::uint16_t symbol = 0;       // grammar symbol (aliases applied)
-    std::uint16_t field = 0;        // field id in the parent, 0 when none
-    K kind = K::Other;
-    std::uint8_t flags = 0;
-    std::uint16_t child_count = 0;  // children, kManyChildren when that many or more (then counted)
+    std::uint32_t start_byte, end_byte;
+    std::uint32_t start_row, end_row;
+    std::uint32_t end;          // one past the last node of the subtree (the next sibling unless Last)
+    std::uint32_t named_count;  // named children
+    std::uint16_t symbol;       // grammar symbol (aliases applied)
+    std::uint16_t field;        // field id in the parent, 0 when none
+    K kind;
+    std::uint8_t flags;
+    std::uint16_t child_count;  // children, kManyChildren when that many or more (then counted)
   };
   enum Flag : std::uint8_t { Named = 1, Missing = 2, IsError = 4, HasError = 8, Extra = 16, Last = 32 };
   static constexpr std::uint16_t kManyChildren = 0xFFFF;
 
   Node root() const { return Node{this, 0}; }
   const Item& at(std::uint32_t i) const { return items_[i]; }
-  std::size_t size() const { return items_.size(); }
+  std::size_t size() const { return size_; }
 
  private:
   friend class Parser;
-  std::vector<Item> items_;
+  std::unique_ptr<Item[]> items_;
+  std::size_t size_ = 0;
 };
 
 // A tree-sitter parser for Python (one per thread).
