@@ -271,6 +271,11 @@ void PythonSites::watch(const Api& a, void* code, int offset, std::int32_t site)
       a.PyUnicode_FromString == nullptr || a.PyCFunction_New == nullptr || a.PyErr_Occurred == nullptr ||
       a.None == nullptr)
     return;
+  if (monitoring_ != nullptr) {  // the common case: a read seen before
+    if (auto it = monitoring_->watched.find(code); it != monitoring_->watched.end())
+      for (const auto& [o, s] : it->second)
+        if (o == offset) return;
+  }
   // Python objects made here are released on every path; a failure clears the error and stops timing.
   void* sys = a.PyImport_ImportModule("sys");
   void* mon = sys != nullptr ? a.PyObject_GetAttrString(sys, "monitoring") : nullptr;
@@ -346,21 +351,13 @@ void PythonSites::watch(const Api& a, void* code, int offset, std::int32_t site)
   Monitoring& m = *monitoring_;
   auto& calls = m.watched[code];
   const bool first = calls.empty();
-  for (const auto& [o, s] : calls)
-    if (o == offset) {
-      a.Py_DecRef(mon);
-      return;
-    }
   calls.emplace_back(offset, site);
   // Another instruction of a frame already watched may have been disabled at its first call.
   if (!first && !call("restart_events", nullptr, nullptr, nullptr)) a.PyErr_Clear();
   if (first) {
     void* idobj = a.PyLong_FromLong(m.tool);
     void* ev = a.PyLong_FromLong(m.call_event);
-    if (!call("set_local_events", idobj, code, ev)) {
-      a.PyErr_Clear();
-      m.watched.erase(code);
-    }
+    if (!call("set_local_events", idobj, code, ev)) a.PyErr_Clear();  // kept as watched: not tried again
     a.Py_DecRef(ev);
     a.Py_DecRef(idobj);
   }
