@@ -25,7 +25,7 @@ struct Accumulator::State {
     std::map<std::string, std::uint64_t> rules;
     std::uint64_t calls = 0;
     double host_blocked_ns = 0, gpu_idle_ns = 0, saving_ns = 0, read_saving_ns = 0;
-    double wait_bound_ns = 0, read_bound_ns = 0;
+    double wait_bound_ns = 0, read_bound_ns = 0, python_ns = 0;
   };
   std::map<Key, std::int32_t> site_ids;
   std::vector<Agg> sites;
@@ -104,6 +104,7 @@ struct Accumulator::State {
       agg.gpu_idle_ns += d.idle_ns;
       agg.wait_bound_ns += d.wait_bound_ns;
       agg.read_bound_ns += d.read_bound_ns;
+      agg.python_ns += d.python_ns;
       for (const auto& [api, n] : d.apis) agg.apis[api] += n;
       for (const auto& [rule, n] : d.rules) agg.rules[rule] += n;
     }
@@ -247,6 +248,7 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     s.wait_saving_ms = std::clamp(agg.saving_ns, 0.0, agg.wait_bound_ns) / 1e6;
     s.predicted_saving_ms = std::clamp(agg.read_saving_ns, 0.0, agg.read_bound_ns) / 1e6;
     s.saving_if_removed_ms = s.predicted_saving_ms;
+    s.python_call_ms = agg.python_ns / 1e6;
     s.share_of_run = run.wall_ms > 0 ? s.predicted_saving_ms / run.wall_ms : 0.0;
     r.syncs += s.calls;
     r.host_blocked_ms += s.host_blocked_ms;
@@ -305,6 +307,7 @@ void add_untraced(ProbeReport& r, const UntracedCalls& u, double traced_ns, doub
     it->predicted_saving_ms *= scale;
     it->saving_if_removed_ms *= scale;
     it->wait_saving_ms *= scale;
+    it->python_call_ms *= scale;
     it->calls += calls;
     it->host_blocked_ms += blocked_ms;
     r.syncs += calls;

@@ -43,6 +43,9 @@ struct SiteResult {
   double saving_if_removed_ms = 0;  // the same number as predicted_saving_ms (kept for older readers)
   // The replay with only the site's waits removed (its calls keep their non-waiting API overhead).
   double wait_saving_ms = 0;
+  // Host time of the timed Python calls that made the site's reads, outside their CUDA calls (Python
+  // 3.12+; 0 otherwise): what a removed read takes along besides its calls (docs/probe.md).
+  double python_call_ms = 0;
 };
 
 struct ProbeReport {

@@ -198,6 +198,7 @@ void Segment::prepare(RecordedCarry& carry) {
         ++d.calls;
         d.blocked_ns += duration;
         d.wait_bound_ns += std::max(0.0, duration - c.removed_overhead);
+        d.python_ns += static_cast<double>(h.py_before_ns + h.py_after_ns);
         d.read_bound_ns += duration + static_cast<double>(h.py_before_ns + h.py_after_ns);
         ++d.apis[h.api];
         auto prev = previous_on_thread.find(h.thread);
@@ -208,6 +209,7 @@ void Segment::prepare(RecordedCarry& carry) {
         if (previous && h.site >= 0 && previous->site == h.site && previous->kind == HostCallKind::AsyncCopy &&
             copy_direction(previous, previous_copy) == Direction::DeviceToHost) {
           calls_[prev->second].feeds_read = true;
+          d.python_ns += static_cast<double>(previous->py_before_ns + previous->py_after_ns);
           d.read_bound_ns += static_cast<double>(previous->end_ns - previous->start_ns + previous->py_before_ns +
                                                  previous->py_after_ns);
           for (auto i = calls_[prev->second].first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next)

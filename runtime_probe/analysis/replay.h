@@ -102,6 +102,7 @@ struct SiteDelta {
   // Upper bounds of the savings: removing waits cannot save more than the waits (duration minus the
   // overhead kept); removing reads not more than the removed calls and GPU copies.
   double wait_bound_ns = 0, read_bound_ns = 0;
+  double python_ns = 0;  // host time of the Python calls that made the reads, outside their CUDA calls
   std::map<std::string, std::uint64_t> apis;
   std::map<std::string, std::uint64_t> rules;  // rule guess per call
 };

@@ -73,7 +73,8 @@ std::string report_to_json(const ProbeReport& r) {
                      {"predicted_saving_ms", s.predicted_saving_ms},
                      {"share_of_run", s.share_of_run},
                      {"saving_if_removed_ms", s.saving_if_removed_ms},
-                     {"wait_saving_ms", s.wait_saving_ms}});
+                     {"wait_saving_ms", s.wait_saving_ms},
+                     {"python_call_ms", s.python_call_ms}});
   ojson runs = ojson::array();
   for (const auto& run : r.runs) runs.push_back(run_to_json(run));
   ojson doc = {{"schema", kReportSchema},
@@ -144,6 +145,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     s.share_of_run = field(j, "share_of_run", 0.0, where);
     s.saving_if_removed_ms = field(j, "saving_if_removed_ms", 0.0, where);
     s.wait_saving_ms = field(j, "wait_saving_ms", 0.0, where);
+    s.python_call_ms = field(j, "python_call_ms", 0.0, where);
     r.sites.push_back(std::move(s));
   }
   return r;
@@ -195,6 +197,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
         it->second.predicted_saving_ms += s.predicted_saving_ms;
         it->second.saving_if_removed_ms += s.saving_if_removed_ms;
         it->second.wait_saving_ms += s.wait_saving_ms;
+        it->second.python_call_ms += s.python_call_ms;
       }
       apis[key][s.api] += s.calls;
       rules[key][s.rule_guess] += s.calls;

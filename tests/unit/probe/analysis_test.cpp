@@ -91,6 +91,8 @@ TEST(ProbeAnalysis, ARemovedReadTakesItsPythonCallAlongWhenTheHostIsTheCriticalP
   EXPECT_NEAR(plain.sites[0].saving_if_removed_ms, 1.000, kEps);
   EXPECT_NEAR(timed.sites[0].saving_if_removed_ms, 1.017, kEps);
   EXPECT_NEAR(timed.sites[0].predicted_saving_ms, 1.017, kEps);
+  EXPECT_NEAR(timed.sites[0].python_call_ms, 0.017, kEps);
+  EXPECT_NEAR(plain.sites[0].python_call_ms, 0.0, kEps);
   // Waiting alone does not depend on it, nor do the measured facts.
   EXPECT_NEAR(timed.sites[0].wait_saving_ms, plain.sites[0].wait_saving_ms, kEps);
   EXPECT_NEAR(timed.sites[0].host_blocked_ms, plain.sites[0].host_blocked_ms, kEps);

@@ -49,6 +49,7 @@ ProbeReport sample_report(std::int32_t rank, double saving) {
   s.share_of_run = saving / r.run.wall_ms;
   s.saving_if_removed_ms = saving + 1;
   s.wait_saving_ms = saving / 2;
+  s.python_call_ms = saving / 10;
   r.sites.push_back(s);
   r.syncs = 300;
   r.host_blocked_ms = 12.5;
@@ -147,6 +148,7 @@ TEST(ProbeReportIo, RoundTrip) {
   EXPECT_DOUBLE_EQ(back.sites[0].gpu_idle_ms, 9.25);
   EXPECT_DOUBLE_EQ(back.sites[0].saving_if_removed_ms, 8.5);
   EXPECT_DOUBLE_EQ(back.sites[0].wait_saving_ms, 3.75);
+  EXPECT_DOUBLE_EQ(back.sites[0].python_call_ms, 0.75);
   EXPECT_DOUBLE_EQ(back.sampled_fraction, 0.25);
   EXPECT_EQ(back.syncs, 300u);
   EXPECT_DOUBLE_EQ(back.gpu_idle_ms, 20);
@@ -220,6 +222,7 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
   EXPECT_DOUBLE_EQ(m.sites[1].saving_if_removed_ms, 12);
   EXPECT_DOUBLE_EQ(m.sites[1].wait_saving_ms, 5);
+  EXPECT_DOUBLE_EQ(m.sites[1].python_call_ms, 1);
   // Weighted by wall time: rank 0 ran 1000 ms with 0.25 traced, rank 1 1001 ms fully traced.
   EXPECT_NEAR(m.sampled_fraction, (0.25 * r0.run.wall_ms + r1.run.wall_ms) / (r0.run.wall_ms + r1.run.wall_ms), 1e-12);
   EXPECT_DOUBLE_EQ(m.sites[1].host_blocked_ms, 25);
