@@ -147,11 +147,14 @@ std::string_view type(Node n) {
 }
 
 std::uint32_t child_count(Node n) {
-  if (null(n)) return 0;
-  const std::uint16_t count = detail::item(n).child_count;
-  if (count != SyntaxTree::kManyChildren) return count;
   std::uint32_t counted = 0;
   for (Node c = first_child(n); !null(c); c = next_sibling(c)) ++counted;
+  return counted;
+}
+
+std::uint32_t count_named(Node n) {
+  std::uint32_t counted = 0;
+  for (Node c = first_child(n); !null(c); c = next_sibling(c)) counted += is_named(c) ? 1 : 0;
   return counted;
 }
 
@@ -174,7 +177,7 @@ Node strip_parens(Node n) {
 
 // ============================================================================ parser
 // The copy (syntax_copy.c) writes SynclintCopyItem: the same layout as SyntaxTree::Item.
-static_assert(sizeof(SyntaxTree::Item) == 32, "a node of the compact tree takes 32 bytes");
+static_assert(sizeof(SyntaxTree::Item) == 28, "a node of the compact tree takes 28 bytes");
 static_assert(sizeof(SyntaxTree::Item) == sizeof(SynclintCopyItem));
 static_assert(std::is_trivially_copyable_v<SyntaxTree::Item> && std::is_standard_layout_v<SyntaxTree::Item>);
 #define SYNCLINT_SAME_MEMBER(m) static_assert(offsetof(SyntaxTree::Item, m) == offsetof(SynclintCopyItem, m))
@@ -188,7 +191,6 @@ SYNCLINT_SAME_MEMBER(symbol);
 SYNCLINT_SAME_MEMBER(field);
 SYNCLINT_SAME_MEMBER(kind);
 SYNCLINT_SAME_MEMBER(flags);
-SYNCLINT_SAME_MEMBER(child_count);
 #undef SYNCLINT_SAME_MEMBER
 constexpr bool same_flag(SyntaxTree::Flag ours, int theirs) { return static_cast<int>(ours) == theirs; }
 static_assert(same_flag(SyntaxTree::Named, SYNCLINT_NAMED) && same_flag(SyntaxTree::Missing, SYNCLINT_MISSING) &&

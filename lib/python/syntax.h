@@ -58,12 +58,11 @@ class SyntaxTree {
     std::uint32_t start_byte, end_byte;
     std::uint32_t start_row, end_row;
     std::uint32_t end;          // one past the last node of the subtree (the next sibling unless Last)
-    std::uint32_t named_count;  // named children
     std::uint16_t symbol;       // grammar symbol (aliases applied)
     std::uint16_t field;        // field id in the parent, 0 when none
     K kind;
     std::uint8_t flags;
-    std::uint16_t child_count;  // children, kManyChildren when that many or more (then counted)
+    std::uint16_t named_count;  // named children, kManyChildren when that many or more (then counted)
   };
   enum Flag : std::uint8_t { Named = 1, Missing = 2, IsError = 4, HasError = 8, Extra = 16, Last = 32 };
   static constexpr std::uint16_t kManyChildren = 0xFFFF;
@@ -132,7 +131,11 @@ Node child(Node n, std::uint32_t i);  // null past the end
 Node field(Node n, std::string_view name);
 // Is `n` in field `name` of its parent? `name` as for field().
 bool in_field(Node n, std::string_view name);
-inline std::uint32_t named_count(Node n) { return detail::item(n).named_count; }
+std::uint32_t count_named(Node n);
+inline std::uint32_t named_count(Node n) {
+  const std::uint16_t count = detail::item(n).named_count;
+  return count != SyntaxTree::kManyChildren ? count : count_named(n);
+}
 Node named(Node n, std::uint32_t i);  // null past the end
 
 // The children of a node in order, all of them or the named ones only; no allocation.

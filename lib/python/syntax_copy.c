@@ -62,7 +62,6 @@ static void write_item(SynclintCopyItem* item, const TSLanguage* lang, Subtree s
                           (symbol == ts_builtin_sym_error ? SYNCLINT_IS_ERROR : 0) |
                           (ts_subtree_error_cost(s) > 0 ? SYNCLINT_HAS_ERROR : 0) |
                           (ts_subtree_extra(s) ? SYNCLINT_EXTRA : 0));
-  item->child_count = 0;
 }
 
 uint32_t synclint_copy_tree(const TSTree* tree, SynclintCopyItem* out, uint32_t capacity, const uint8_t* kinds,
@@ -130,8 +129,7 @@ uint32_t synclint_copy_tree(const TSTree* tree, SynclintCopyItem* out, uint32_t 
       const uint32_t index = count++;
       write_item(ITEM(index), lang, child, alias, start, field, kinds, kind_count, error_kind);
       SynclintCopyItem* p = ITEM(f->parent);
-      if (ITEM(index)->flags & SYNCLINT_NAMED) ++p->named_count;
-      if (p->child_count != SYNCLINT_MANY_CHILDREN) ++p->child_count;
+      if ((ITEM(index)->flags & SYNCLINT_NAMED) && p->named_count != SYNCLINT_MANY_CHILDREN) ++p->named_count;
       frames[f->owner].last = index;
       if (grandchildren == 0) {
         ITEM(index)->end = index + 1;

@@ -17,12 +17,11 @@ typedef struct SynclintCopyItem {
   uint32_t start_byte, end_byte;
   uint32_t start_row, end_row;
   uint32_t end;
-  uint32_t named_count;
   uint16_t symbol;
   uint16_t field;
   uint8_t kind;
   uint8_t flags;
-  uint16_t child_count;
+  uint16_t named_count;
 } SynclintCopyItem;
 
 enum {
