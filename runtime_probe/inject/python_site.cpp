@@ -34,6 +34,7 @@ struct PythonSites::Api {
   void* (*PyCFunction_New)(void*, void*) = nullptr;
   void* (*PyErr_Occurred)() = nullptr;
   void* None = nullptr;  // &_Py_NoneStruct
+  bool can_time_calls = false;  // all of the above found
 };
 
 // sys.monitoring state of the one PythonSites whose calls are timed. Touched only with the GIL held.
@@ -93,6 +94,9 @@ const PythonSites::Api* PythonSites::api() {
     sym(a->PyCFunction_New, "PyCFunction_New");
     sym(a->PyErr_Occurred, "PyErr_Occurred");
     sym(a->None, "_Py_NoneStruct");
+    a->can_time_calls = a->PyFrame_GetLasti && a->PyImport_ImportModule && a->PyObject_CallFunctionObjArgs &&
+                        a->PyLong_FromLong && a->PyLong_AsLong && a->PyUnicode_FromString && a->PyCFunction_New &&
+                        a->PyErr_Occurred && a->None;
     bool complete = a->Py_IsInitialized && a->PyGILState_GetThisThreadState && a->PyGILState_Ensure &&
                     a->PyGILState_Release && a->PyEval_GetFrame && a->PyFrame_GetCode && a->PyFrame_GetBack &&
                     a->PyFrame_GetLineNumber && a->PyObject_GetAttrString && a->PyUnicode_AsUTF8 &&
@@ -266,11 +270,7 @@ struct PythonSitesCallbacks {
 };
 
 void PythonSites::watch(const Api& a, void* code, int offset, std::int32_t site) {
-  if (monitoring_failed_ || a.PyFrame_GetLasti == nullptr || a.PyImport_ImportModule == nullptr ||
-      a.PyObject_CallFunctionObjArgs == nullptr || a.PyLong_FromLong == nullptr || a.PyLong_AsLong == nullptr ||
-      a.PyUnicode_FromString == nullptr || a.PyCFunction_New == nullptr || a.PyErr_Occurred == nullptr ||
-      a.None == nullptr)
-    return;
+  if (monitoring_failed_ || !a.can_time_calls) return;
   if (monitoring_ != nullptr) {  // the common case: a read seen before
     if (auto it = monitoring_->watched.find(code); it != monitoring_->watched.end())
       for (const auto& [o, s] : it->second)
