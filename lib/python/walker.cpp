@@ -2134,7 +2134,9 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
       else s = (reads.empty() ? "every step" : reads) + ": " + called;
       break;
     case Heat::Periodic:
-      s = "at each logging interval (periodic guard at " + where(h.guard) + ")";
+      // A guard in this function is named here; a caller's guard is named in the call chain.
+      s = "at each logging interval";
+      if (h.periodic) s += " (periodic guard at " + where(h.guard) + ")";
       if (!reads.empty()) s += ", " + reads;
       if (h.in_loop) s += " of the loop at " + loop_at;
       else if (!called.empty()) s += ": " + called;

@@ -70,6 +70,23 @@ for step in range(100):
   EXPECT_TRUE(has_related(r.findings[0], "periodic guard at train.py:4"));
 }
 
+TEST(HotContext, AFunctionCalledUnderACallersGuardNamesThatGuard) {
+  const auto r = analyze(R"(import torch
+def log(loss):
+    print(loss.item())
+loss = torch.ones(1, device="cuda")
+for step in range(100):
+    if step % 10 == 0:
+        log(loss)
+)");
+  ASSERT_EQ(sites(r, "SYNC001"), (std::vector<std::string>{"3:11"}));
+  const std::string& m = r.findings[0].message;
+  EXPECT_TRUE(r.findings[0].periodic) << m;
+  EXPECT_NE(m.find("at each logging interval: called from train.py:7"), std::string::npos) << m;
+  EXPECT_NE(m.find("under the periodic guard at train.py:6"), std::string::npos) << m;
+  EXPECT_EQ(m.find("train.py:1"), std::string::npos) << m;  // no guard of its own to name
+}
+
 TEST(HotContext, OncePerEpochIsANote) {
   const auto r = analyze(R"(import torch
 loss = torch.ones(1, device="cuda")
