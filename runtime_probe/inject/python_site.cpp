@@ -200,6 +200,9 @@ std::int32_t PythonSites::capture() {
 namespace {
 
 PythonSites* g_timed = nullptr;  // the instance whose calls are timed (set by time_calls)
+// Its C-API table, set when it starts sys.monitoring and never freed: the callbacks stay registered with
+// the interpreter, so they must answer (None) even after the instance is gone.
+const void* g_api = nullptr;
 
 struct PendingCall {
   void* code = nullptr;
@@ -231,10 +234,9 @@ struct PythonSitesCallbacks {
   }
   // CALL(code, instruction_offset, callable, arg0)
   static void* on_call(void*, void* const* args, long nargs) {
+    const auto* a = static_cast<const PythonSites::Api*>(g_api);  // set before the callbacks were registered
     PythonSites* ps = g_timed;
-    const PythonSites::Api* a = ps != nullptr ? ps->api_ : nullptr;
-    if (a == nullptr) return nullptr;  // cannot happen: registered only after api() succeeded
-    PythonSites::Monitoring* m = ps->monitoring_;
+    PythonSites::Monitoring* m = ps != nullptr ? ps->monitoring_ : nullptr;
     if (m == nullptr || nargs < 2) return none(*a);
     auto it = m->watched.find(args[0]);
     if (it == m->watched.end()) return none(*a);
@@ -253,10 +255,9 @@ struct PythonSitesCallbacks {
   }
   // C_RETURN / C_RAISE(code, instruction_offset, callable, arg0)
   static void* on_return(void*, void* const* args, long nargs) {
+    const auto* a = static_cast<const PythonSites::Api*>(g_api);
     PythonSites* ps = g_timed;
-    const PythonSites::Api* a = ps != nullptr ? ps->api_ : nullptr;
-    if (a == nullptr) return nullptr;
-    if (nargs >= 2 && t_pending.code != nullptr && args[0] == t_pending.code) {
+    if (ps != nullptr && nargs >= 2 && t_pending.code != nullptr && args[0] == t_pending.code) {
       const long offset = a->PyLong_AsLong(args[1]);
       if (offset == -1 && a->PyErr_Occurred() != nullptr) a->PyErr_Clear();
       if (offset == t_pending.offset) {
@@ -303,6 +304,7 @@ void PythonSites::watch(const Api& a, void* code, int offset, std::int32_t site)
   };
   bool ok = true;
   if (monitoring_ == nullptr) {
+    g_api = &a;
     auto* m = new Monitoring;
     m->on_call_def.meth = reinterpret_cast<void*>(&PythonSitesCallbacks::on_call);
     m->on_return_def.meth = reinterpret_cast<void*>(&PythonSitesCallbacks::on_return);
