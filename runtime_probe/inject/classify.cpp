@@ -37,6 +37,7 @@ std::optional<ApiClass> runtime_class(std::string_view n) {
     // cudaFree and cudaFreeHost synchronize the device before they release memory.
     c.kind = HostCallKind::DeviceSynchronize;
     c.blocking = true;
+    c.implicit = starts_with(n, "cudaFree");
   } else if (n == "cudaEventSynchronize") {
     c.kind = HostCallKind::EventSynchronize;
     c.blocking = true;

@@ -16,6 +16,7 @@ struct ApiClass {
   bool blocking = false;        // the host waits for GPU work: the call gets a source site
   bool check_pageable = false;  // an async copy that blocks when its host side is pageable memory
   bool memset = false;          // a driver memset: its GPU record carries the driver's correlation id
+  bool implicit = false;        // syncs as a side effect (cudaFree): the Python call that made it is no read
 };
 
 // "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", "cudaMemcpyAsync_ptsz_v7000" -> "cudaMemcpyAsync".

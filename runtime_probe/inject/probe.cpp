@@ -173,13 +173,13 @@ void on_python_call(std::uint64_t start, std::uint64_t end, std::int32_t site) {
   g->rec->add_call(call);
 }
 
-std::int32_t capture_site() {
+std::int32_t capture_site(bool read) {
   Probe& p = *g;
   auto t0 = p.debug ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   std::int32_t site = -1;
   if (p.python->active()) {
     p.python_seen.store(true, std::memory_order_relaxed);
-    site = p.python->capture();
+    site = p.python->capture(read);
   } else if (!p.python_seen.load(std::memory_order_relaxed)) {
     site = p.native->capture();
   }
@@ -294,7 +294,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   bool paired = call.kind == HostCallKind::StreamSynchronize && t_copy_end != 0 && call.start >= t_copy_end &&
                 call.start - t_copy_end <= kPairGapNs;
-  if (blocking) call.site = paired && t_copy_blocking ? t_copy_site : capture_site();
+  if (blocking) call.site = paired && t_copy_blocking ? t_copy_site : capture_site(!e.cls.implicit);
   if (paired && !t_copy_blocking) p.rec->set_last_site(t_copy_correlation, call.site);
   bool copy = call.kind == HostCallKind::AsyncCopy || call.kind == HostCallKind::BlockingCopy;
   t_copy_end = copy ? call.end : 0;

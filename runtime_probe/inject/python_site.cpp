@@ -156,7 +156,7 @@ std::int32_t PythonSites::site_of(void* code, int line) {
   return site;
 }
 
-std::int32_t PythonSites::capture() {
+std::int32_t PythonSites::capture(bool read) {
   const Api* a = api();
   if (a == nullptr || a->PyGILState_GetThisThreadState() == nullptr) return -1;
   int gil = a->PyGILState_Ensure();
@@ -189,7 +189,7 @@ std::int32_t PythonSites::capture() {
   std::int32_t site = -1;
   if (chosen_code != nullptr) {
     site = site_of(chosen_code, chosen_line);
-    if (sink_ != nullptr && chosen_offset >= 0) watch(*a, chosen_code, chosen_offset, site);
+    if (read && sink_ != nullptr && chosen_offset >= 0) watch(*a, chosen_code, chosen_offset, site);
   } else if (fallback_code != nullptr) {
     site = site_of(fallback_code, fallback_line);
   }

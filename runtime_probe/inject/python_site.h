@@ -35,8 +35,10 @@ class PythonSites {
   // True when the process runs a live Python interpreter (checked on each call: cheap).
   bool active();
   // The innermost frame of the calling thread outside the skipped files (the innermost frame at all if
-  // every frame is skipped); -1 when the thread runs no Python code.
-  std::int32_t capture();
+  // every frame is skipped); -1 when the thread runs no Python code. `read`: the blocking call is a read
+  // or an explicit sync, whose Python call may be timed (not a side-effect sync such as cudaFree, made
+  // somewhere inside a forward pass).
+  std::int32_t capture(bool read = true);
 
  private:
   friend struct PythonSitesCallbacks;

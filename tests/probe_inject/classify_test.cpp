@@ -24,6 +24,11 @@ TEST(ClassifyApi, RuntimeSynchronizations) {
   EXPECT_EQ(classify_api(ApiDomain::Runtime, "cudaDeviceSynchronize")->kind, HostCallKind::DeviceSynchronize);
   EXPECT_EQ(classify_api(ApiDomain::Runtime, "cudaEventSynchronize")->kind, HostCallKind::EventSynchronize);
   EXPECT_EQ(classify_api(ApiDomain::Runtime, "cudaFree")->kind, HostCallKind::DeviceSynchronize);
+  // Only the side-effect syncs are implicit: the Python call that made them is not timed as a read.
+  EXPECT_TRUE(classify_api(ApiDomain::Runtime, "cudaFree")->implicit);
+  EXPECT_TRUE(classify_api(ApiDomain::Runtime, "cudaFreeHost")->implicit);
+  EXPECT_FALSE(classify_api(ApiDomain::Runtime, "cudaDeviceSynchronize")->implicit);
+  EXPECT_FALSE(s->implicit);
 }
 
 TEST(ClassifyApi, CopiesAreBlockingUnlessAsync) {
