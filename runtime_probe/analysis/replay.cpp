@@ -198,8 +198,9 @@ void Segment::prepare(RecordedCarry& carry) {
         ++d.calls;
         d.blocked_ns += duration;
         d.wait_bound_ns += std::max(0.0, duration - c.removed_overhead);
-        d.python_ns += static_cast<double>(h.py_before_ns + h.py_after_ns);
-        d.read_bound_ns += duration + static_cast<double>(h.py_before_ns + h.py_after_ns);
+        const double python = static_cast<double>(h.py_before_ns + h.py_after_ns);
+        d.python_ns += python;
+        d.read_bound_ns += duration + python;
         ++d.apis[h.api];
         auto prev = previous_on_thread.find(h.thread);
         auto prev_copy = previous_copy_on_thread.find(h.thread);
@@ -209,9 +210,9 @@ void Segment::prepare(RecordedCarry& carry) {
         if (previous && h.site >= 0 && previous->site == h.site && previous->kind == HostCallKind::AsyncCopy &&
             copy_direction(previous, previous_copy) == Direction::DeviceToHost) {
           calls_[prev->second].feeds_read = true;
-          d.python_ns += static_cast<double>(previous->py_before_ns + previous->py_after_ns);
-          d.read_bound_ns += static_cast<double>(previous->end_ns - previous->start_ns + previous->py_before_ns +
-                                                 previous->py_after_ns);
+          const double copy_python = static_cast<double>(previous->py_before_ns + previous->py_after_ns);
+          d.python_ns += copy_python;
+          d.read_bound_ns += static_cast<double>(previous->end_ns - previous->start_ns) + copy_python;
           for (auto i = calls_[prev->second].first_act; i >= 0; i = acts_[static_cast<std::size_t>(i)].next)
             d.read_bound_ns += acts_[static_cast<std::size_t>(i)].duration;
         }

@@ -101,7 +101,7 @@ struct Probe {
   bool launch_callbacks = true;  // SYNCLINT_PROBE_LAUNCHES=0: only the sync-path callbacks (diagnostics)
   double sample = 1;         // SYNCLINT_PROBE_SAMPLE
   std::atomic<bool> traced{true};  // the current sampling window is traced
-  std::chrono::milliseconds sample_on{100};  // SYNCLINT_PROBE_SAMPLE_MS: each traced stretch
+  std::chrono::milliseconds sample_on{1000};  // SYNCLINT_PROBE_SAMPLE_MS: each traced stretch
   bool activity_ok = false;
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
