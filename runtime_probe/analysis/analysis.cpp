@@ -242,6 +242,7 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     s.calls = agg.calls;
     s.traced_calls = agg.calls;
     s.host_blocked_ms = agg.host_blocked_ns / 1e6;
+    s.traced_host_blocked_ms = s.host_blocked_ms;
     s.gpu_idle_ms = agg.gpu_idle_ns / 1e6;
     // The replay is monotone in theory; the bounds keep a modelling slip (multi-thread overlap,
     // unlinked activities) from ever claiming more than the removed time.
@@ -302,12 +303,15 @@ void add_untraced(ProbeReport& r, const UntracedCalls& u, double traced_ns, doub
       r.sites.push_back(std::move(s));
       it = std::prev(r.sites.end());
     }
-    const double scale = it->calls > 0 ? static_cast<double>(it->calls + calls) / static_cast<double>(it->calls) : 0.0;
-    it->gpu_idle_ms *= scale;
-    it->predicted_saving_ms *= scale;
-    it->saving_if_removed_ms *= scale;
-    it->wait_saving_ms *= scale;
-    it->python_call_ms *= scale;
+    // it->calls and it->host_blocked_ms are the traced calls' here (the report of the traced windows).
+    const double per_call = it->calls > 0 ? static_cast<double>(it->calls + calls) / static_cast<double>(it->calls) : 0.0;
+    const double per_blocked = it->host_blocked_ms > 0 ? (it->host_blocked_ms + blocked_ms) / it->host_blocked_ms : per_call;
+    const double rest = std::max(it->predicted_saving_ms - it->wait_saving_ms, 0.0);  // not waiting: per call
+    it->predicted_saving_ms = std::min(it->wait_saving_ms, it->predicted_saving_ms) * per_blocked + rest * per_call;
+    it->saving_if_removed_ms = it->predicted_saving_ms;
+    it->wait_saving_ms *= per_blocked;
+    it->gpu_idle_ms *= per_blocked;
+    it->python_call_ms *= per_call;
     it->calls += calls;
     it->host_blocked_ms += blocked_ms;
     r.syncs += calls;

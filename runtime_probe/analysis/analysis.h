@@ -35,6 +35,7 @@ struct SiteResult {
   std::uint64_t calls = 0;
   std::uint64_t traced_calls = 0;  // calls in traced windows, that the estimates rest on (= calls unsampled)
   double host_blocked_ms = 0;
+  double traced_host_blocked_ms = 0;  // host_blocked_ms of the traced calls (= host_blocked_ms unsampled)
   double gpu_idle_ms = 0;
   // The ranked estimate: the replay with the site's reads removed entirely, as the recommended fixes do
   // (the sync takes no time and the device-to-host copy that fed it, host call and GPU copy, is gone).
@@ -58,7 +59,7 @@ struct ProbeReport {
   std::uint64_t dropped_activity_records = 0;
   std::uint64_t windows = 0;      // how many windows were analysed
   // Fraction of the run's time traced in full (launches and GPU activity records); per-site GPU idle
-  // and savings measured there are scaled per call to all the site's calls. 1 when fully traced.
+  // and savings measured there are scaled to all the site's calls (add_untraced). 1 when fully traced.
   double sampled_fraction = 1;
   // Fidelity of the what-if replay: (replayed span as recorded - recorded span) / recorded span.
   // Near 0 when the model reproduces the run; savings are differences of two replays either way.
@@ -107,9 +108,12 @@ struct UntracedCalls {
   // Adds the blocking calls of an untraced chunk.
   void add(const EventStream& chunk);
 };
-// Folds the untraced calls into the report of the traced windows: calls and host-blocked time are summed;
-// a site's GPU idle and savings, measured on its traced calls, are scaled per call to all its calls
-// (value * all calls / traced calls); a site never seen in a traced window keeps zero estimates.
+// Folds the untraced calls into the report of the traced windows: calls and host-blocked time are summed.
+// A site's estimates, measured on its traced calls, are scaled to all its calls: what grows with the
+// waiting (the wait-only saving, and the GPU idle after, both bounded by the waits) by host-blocked time
+// (value * all blocked / traced blocked: a ratio estimator on the one cost known for every call), the
+// rest of the removed-read saving (API overhead, copies, Python time) and the Python time per call
+// (value * all calls / traced calls). A site never seen in a traced window keeps zero estimates.
 // totals.gpu_idle_ms is scaled by time (total_ns / traced_ns); sampled_fraction = traced_ns / total_ns.
 void add_untraced(ProbeReport& report, const UntracedCalls& untraced, double traced_ns, double total_ns);
 

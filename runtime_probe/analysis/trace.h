@@ -56,7 +56,9 @@ class TraceWriter {
 };
 
 // Merges trace documents written by several processes into one, aligning them on their recorded
-// clock origin (otherData.synclint_origin_ns). Throws ProbeError on an invalid document.
+// clock origin (otherData.synclint_origin_ns); the truncation notices of the processes' traces are kept
+// (otherData.synclint_truncated_after_events, summed, and synclint_truncated_pids). A single document
+// is returned as it is. Throws ProbeError on an invalid document.
 std::string merge_traces(const std::vector<std::string>& documents);
 
 }  // namespace synclint::probe

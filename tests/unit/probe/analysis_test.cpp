@@ -493,10 +493,13 @@ EventStream traced_steps(int steps, std::int32_t* site_out = nullptr) {
   return b.done();
 }
 
-TEST(ProbeSampling, UntracedCallsScaleTheTracedEstimatesPerCall) {
+TEST(ProbeSampling, UntracedCallsScaleTheWaitsByBlockedTimeAndTheRestPerCall) {
   const ProbeReport traced = analyze(traced_steps(2));
   ASSERT_EQ(traced.sites.size(), 1u);
-  ASSERT_EQ(traced.sites[0].calls, 2u);
+  const SiteResult t = traced.sites[0];
+  ASSERT_EQ(t.calls, 2u);
+  ASSERT_NEAR(t.traced_host_blocked_ms, 2 * 0.995, kEps);  // each sync waited 995 us
+  ASSERT_GT(t.predicted_saving_ms, t.wait_saving_ms);       // the read also took its copy and overhead
   // Six more reads at the same site seen in untraced windows (blocking calls only, 900 us each).
   StreamBuilder u;
   const auto site = u.site("/w/train.py", 42);
@@ -509,16 +512,45 @@ TEST(ProbeSampling, UntracedCallsScaleTheTracedEstimatesPerCall) {
   ASSERT_EQ(r.sites.size(), 1u);
   const SiteResult& s = r.sites[0];
   EXPECT_EQ(s.calls, 8u);
-  EXPECT_EQ(traced.sites[0].traced_calls, 2u);
   EXPECT_EQ(s.traced_calls, 2u);  // what the scaled estimates rest on
-  EXPECT_NEAR(s.host_blocked_ms, traced.sites[0].host_blocked_ms + 6 * 0.9, kEps);  // measured, not scaled
-  EXPECT_NEAR(s.predicted_saving_ms, traced.sites[0].predicted_saving_ms * 4, kEps);  // 8 calls / 2 traced
-  EXPECT_NEAR(s.wait_saving_ms, traced.sites[0].wait_saving_ms * 4, kEps);
-  EXPECT_NEAR(s.gpu_idle_ms, traced.sites[0].gpu_idle_ms * 4, kEps);
+  EXPECT_NEAR(s.traced_host_blocked_ms, 1.99, kEps);
+  EXPECT_NEAR(s.host_blocked_ms, 1.99 + 6 * 0.9, kEps);  // measured, not scaled
+  const double per_blocked = (1.99 + 5.4) / 1.99, per_call = 4;  // 7.39 ms blocked / 1.99 traced; 8 calls / 2
+  EXPECT_NEAR(s.wait_saving_ms, t.wait_saving_ms * per_blocked, kEps);
+  EXPECT_NEAR(s.gpu_idle_ms, t.gpu_idle_ms * per_blocked, kEps);
+  EXPECT_NEAR(s.predicted_saving_ms, t.wait_saving_ms * per_blocked + (t.predicted_saving_ms - t.wait_saving_ms) * per_call, kEps);
+  EXPECT_DOUBLE_EQ(s.saving_if_removed_ms, s.predicted_saving_ms);
   EXPECT_NEAR(s.share_of_run, s.predicted_saving_ms / 20, 1e-9);
   EXPECT_EQ(r.syncs, traced.syncs + 6);
   EXPECT_NEAR(r.sampled_fraction, 0.25, 1e-12);
   EXPECT_NEAR(r.gpu_idle_ms, traced.gpu_idle_ms * 4, kEps);  // by time: 20 ms run, 5 ms traced
+}
+
+// The traced steps' site, plus six untraced reads there that each waited `wait_us`.
+ProbeReport with_untraced_reads(double wait_us) {
+  StreamBuilder u;
+  const auto site = u.site("/w/train.py", 42);
+  for (int i = 0; i < 6; ++i) u.sync(10'000 + i * 4000, 10'000 + i * 4000 + wait_us, site);
+  UntracedCalls untraced;
+  untraced.add(u.done());
+  ProbeReport r = analyze(traced_steps(2));
+  add_untraced(r, untraced, 5e6, 30e6);
+  return r;
+}
+
+TEST(ProbeSampling, WaitsLongerWhileUntracedRaiseTheEstimateWithTheirBlockedTime) {
+  // The traced stretch caught the site waiting ~1 ms per read; untraced, the same reads waited 3 ms
+  // (the GPU had more queued then). Scaling per call would keep ~1 ms a read; the waits say ~3 ms.
+  const SiteResult t = analyze(traced_steps(2)).sites.at(0);
+  const double wait_per_blocked_ms = t.wait_saving_ms / t.traced_host_blocked_ms;
+  const SiteResult longer = with_untraced_reads(3000).sites.at(0);
+  EXPECT_NEAR(longer.wait_saving_ms, wait_per_blocked_ms * (1.99 + 18), kEps);
+  EXPECT_GT(longer.predicted_saving_ms, t.predicted_saving_ms * 4 * 2);  // far more than per call
+  EXPECT_LE(longer.wait_saving_ms, longer.host_blocked_ms);              // never more than the waits
+  // Untraced reads that waited less lower it the same way.
+  const SiteResult shorter = with_untraced_reads(100).sites.at(0);
+  EXPECT_NEAR(shorter.wait_saving_ms, wait_per_blocked_ms * (1.99 + 0.6), kEps);
+  EXPECT_LT(shorter.predicted_saving_ms, t.predicted_saving_ms * 4);
 }
 
 TEST(ProbeSampling, ASiteSeenOnlyUntracedIsCountedWithoutEstimates) {

@@ -44,6 +44,7 @@ ProbeReport sample_report(std::int32_t rank, double saving) {
   s.calls = 300;
   s.traced_calls = 75;
   s.host_blocked_ms = 12.5;
+  s.traced_host_blocked_ms = 4.5;
   s.gpu_idle_ms = 9.25;
   s.predicted_saving_ms = saving;
   s.share_of_run = saving / r.run.wall_ms;
@@ -144,6 +145,7 @@ TEST(ProbeReportIo, RoundTrip) {
   EXPECT_EQ(back.sites[0].rule_guess, "SYNC001|SYNC003");
   EXPECT_EQ(back.sites[0].calls, 300u);
   EXPECT_EQ(back.sites[0].traced_calls, 75u);
+  EXPECT_DOUBLE_EQ(back.sites[0].traced_host_blocked_ms, 4.5);
   EXPECT_DOUBLE_EQ(back.sites[0].predicted_saving_ms, 7.5);
   EXPECT_DOUBLE_EQ(back.sites[0].gpu_idle_ms, 9.25);
   EXPECT_DOUBLE_EQ(back.sites[0].saving_if_removed_ms, 8.5);
@@ -198,9 +200,18 @@ TEST(ProbeReportIo, NewerVersionIsRejectedWithAClearMessage) {
 TEST(ProbeReportIo, AReportWithoutTracedCallsCountsAllCallsAsTraced) {
   json doc = json::parse(report_to_json(sample_report(0, 1)));
   doc["sites"][0].erase("traced_calls");
+  doc["sites"][0].erase("traced_host_blocked_ms");
   const ProbeReport back = parse_report(doc.dump(), "older.json");
   ASSERT_EQ(back.sites.size(), 1u);
   EXPECT_EQ(back.sites[0].traced_calls, 300u);
+  EXPECT_DOUBLE_EQ(back.sites[0].traced_host_blocked_ms, 12.5);
+}
+
+TEST(ProbeReportIo, AReportWithoutTracedBlockedTimeTakesTheTracedCallsShare) {
+  json doc = json::parse(report_to_json(sample_report(0, 1)));
+  doc["sites"][0].erase("traced_host_blocked_ms");
+  const ProbeReport back = parse_report(doc.dump(), "older.json");
+  EXPECT_DOUBLE_EQ(back.sites.at(0).traced_host_blocked_ms, 12.5 * 75 / 300);
 }
 
 TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
@@ -219,6 +230,7 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   EXPECT_EQ(m.sites[0].site.line, 50u);  // largest saving first
   EXPECT_EQ(m.sites[1].calls, 600u);
   EXPECT_EQ(m.sites[1].traced_calls, 150u);
+  EXPECT_DOUBLE_EQ(m.sites[1].traced_host_blocked_ms, 9);
   EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
   EXPECT_DOUBLE_EQ(m.sites[1].saving_if_removed_ms, 12);
   EXPECT_DOUBLE_EQ(m.sites[1].wait_saving_ms, 5);
@@ -300,6 +312,29 @@ TEST(ProbeTrace, StopsAtTheEventLimitAndSaysSo) {
   const json doc = json::parse(out.str());
   EXPECT_LT(doc["traceEvents"].size(), 30u);  // one window (about 15 events), not ten
   EXPECT_TRUE(doc["otherData"].contains("synclint_truncated_after_events"));
+}
+
+TEST(ProbeTrace, MergeKeepsTheTruncationNoticeOfEachProcess) {
+  std::ostringstream a, b;
+  {
+    TraceWriter w(a, 7, "rank 0");
+    w.set_event_limit(5);
+    for (int i = 0; i < 10; ++i) w.add(sample_stream());
+  }
+  {
+    TraceWriter w(b, 8, "rank 1");
+    w.add(sample_stream());
+  }
+  const json one = json::parse(a.str());
+  const auto after = one["otherData"]["synclint_truncated_after_events"].get<std::uint64_t>();
+  // One process: its document as written, notice included.
+  EXPECT_EQ(merge_traces({a.str()}), a.str());
+  const json merged = json::parse(merge_traces({b.str(), a.str()}));
+  EXPECT_EQ(merged["otherData"]["synclint_truncated_after_events"].get<std::uint64_t>(), after);
+  EXPECT_EQ(merged["otherData"]["synclint_truncated_pids"], json::array({7}));
+  const json whole = json::parse(merge_traces({b.str(), b.str()}));
+  EXPECT_FALSE(whole["otherData"].contains("synclint_truncated_after_events"));
+  EXPECT_THROW(merge_traces({"{\"traceEvents\":[ x"}), ProbeError);  // one invalid document still fails
 }
 
 TEST(ProbeTrace, MergeAlignsProcessesOnTheirOrigin) {
