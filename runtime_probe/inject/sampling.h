@@ -35,13 +35,9 @@ class SampleSchedule {
   clock::time_point next_;
 };
 
-// Per-site bookkeeping of blocking calls while sampling. A site's first traced calls come from the stretch
-// that caught its beginning (the program's start-up, the first steps of a loop: lazy kernel loading,
-// autotuning, allocator growth), which says little about its steady state. So the traced calls counted
-// are those made after the site's first untraced call: a site with fewer than kEnoughTraced of them asks
-// for a traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Every
-// recurring site thus gets one stretch after its start, however many calls the first one caught.
-// Thread-safe.
+// Per-site bookkeeping of blocking calls while sampling: a site with fewer than kEnoughTraced traced calls
+// (never traced, or traced only in the first stretch, which holds the program's start-up) asks for a
+// traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Thread-safe.
 class SiteRequests {
  public:
   static constexpr std::uint32_t kUntracedBeforeRequest = 8;
@@ -54,8 +50,7 @@ class SiteRequests {
  private:
   struct State {
     std::uint32_t untraced = 0;  // untraced calls since the last request
-    std::uint32_t traced = 0;    // traced calls after the site's first untraced call
-    bool seen_untraced = false;
+    std::uint32_t traced = 0;
     std::uint8_t requests = 0;
   };
   std::mutex mu_;

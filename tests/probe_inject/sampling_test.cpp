@@ -72,25 +72,13 @@ TEST(SiteRequests, ANeverTracedSiteAsksAfterEightUntracedCallsAtMostTwice) {
   EXPECT_EQ(asked, 2);
 }
 
-TEST(SiteRequests, ASiteTracedEnoughAfterItsStartNeverAsksAgain) {
+TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
   SiteRequests r;
-  EXPECT_FALSE(r.note(3, false));  // seen untraced once: what is traced from now on is past its start
   for (std::uint32_t call = 0; call < SiteRequests::kEnoughTraced; ++call) EXPECT_FALSE(r.note(3, true));
   for (int call = 0; call < 50; ++call) EXPECT_FALSE(r.note(3, false));
   // Sites are counted apart.
   for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(4, false));
   EXPECT_TRUE(r.note(4, false));
-}
-
-TEST(SiteRequests, ASiteTracedOnlyInItsFirstStretchAsksOnceItRunsUntraced) {
-  // 22 reads a step caught by the first stretch for hundreds of warm-up steps: still from the start-up.
-  SiteRequests r;
-  for (int call = 0; call < 5000; ++call) EXPECT_FALSE(r.note(9, true));
-  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(9, false));
-  EXPECT_TRUE(r.note(9, false));
-  // The requested stretch catches plenty of its calls: no more requests.
-  for (std::uint32_t call = 0; call < SiteRequests::kEnoughTraced; ++call) EXPECT_FALSE(r.note(9, true));
-  for (int call = 0; call < 50; ++call) EXPECT_FALSE(r.note(9, false));
 }
 
 TEST(SiteRequests, ASiteTracedOnlyAFewTimesAtStartUpStillAsks) {
