@@ -2,10 +2,13 @@
 // analysis must find the sync sites and keep its invariants on real timelines.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <random>
 
 #include "analysis/analysis.h"
+#include "analysis/replay.h"
 #include "analysis/stream_io.h"
 
 namespace synclint::probe {
@@ -127,6 +130,73 @@ TEST(ProbeRecorded, TimedPythonCallsAddTheirHostTimeToTheReadsTheyMade) {
   EXPECT_GT(a->saving_if_removed_ms, b->saving_if_removed_ms);
   EXPECT_LE(a->saving_if_removed_ms, b->saving_if_removed_ms + outside_ms + 1e-6);
   EXPECT_LT(std::abs(with.replay_error), 0.05);
+}
+
+// What the probe hands the analysis when sampling switches CUPTI on and off: traced stretches (every call
+// and GPU record) and untraced ones (blocking calls only, excluded from the idle accounting), cut into
+// windows anywhere, plus what a switch can leave behind: a call whose ENTER callback was not seen and that
+// carries an earlier call's start, launches whose GPU records are missing, GPU records whose launch is.
+// On real recordings, under any such cutting, the analysis must neither fail nor claim impossible savings.
+TEST(ProbeRecorded, RandomTracedStretchesAndSwitchDebrisKeepTheInvariants) {
+  const auto files = recordings();
+  if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
+  std::mt19937_64 rng(20261201);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    const EventStream s = read_stream(file);
+    for (int round = 0; round < 6; ++round) {
+      SCOPED_TRACE(round);
+      EventStream x = s;
+      for (std::size_t i = 1; i < x.host.size(); ++i)
+        if (unit(rng) < 0.01) x.host[i].start_ns = x.host[i - 1 - rng() % std::min<std::size_t>(i, 2000)].start_ns;
+      std::erase_if(x.gpu, [&](const GpuActivity&) { return unit(rng) < 0.01; });
+      std::erase_if(x.host, [&](const HostCall& h) { return !detail::is_blocking(h.kind) && unit(rng) < 0.01; });
+      std::stable_sort(x.host.begin(), x.host.end(), [](const HostCall& a, const HostCall& b) { return a.start_ns < b.start_ns; });
+      const std::uint64_t t0 = x.host.front().start_ns, t1 = x.host.back().end_ns + 1;
+      std::vector<std::uint64_t> cuts{t0, t1};
+      for (int k = 0; k < 1 + round * 2; ++k) cuts.push_back(t0 + static_cast<std::uint64_t>(unit(rng) * static_cast<double>(t1 - t0)));
+      std::sort(cuts.begin(), cuts.end());
+      Accumulator acc;
+      UntracedCalls untraced;
+      double traced_ns = 0;
+      for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        const bool traced = k == 0 || unit(rng) < 0.5;
+        EventStream w;
+        w.sites = x.sites;
+        w.run_start_ns = cuts[k];
+        w.run_end_ns = cuts[k + 1];
+        auto inside = [&](std::uint64_t t) { return t >= cuts[k] && t < cuts[k + 1]; };
+        for (const auto& h : x.host)
+          if (inside(h.start_ns) && (traced || detail::is_blocking(h.kind))) w.host.push_back(h);
+        if (!traced) {
+          acc.exclude(cuts[k], cuts[k + 1]);
+          untraced.add(w);
+          continue;
+        }
+        traced_ns += static_cast<double>(cuts[k + 1] - cuts[k]);
+        for (const auto& g : x.gpu)
+          if (inside(g.start_ns)) w.gpu.push_back(g);
+        for (const auto& c : x.python_calls)
+          if (inside(c.end_ns)) w.python_calls.push_back(c);
+        acc.consume(std::move(w));
+      }
+      ProbeReport r = acc.finish({});
+      add_untraced(r, untraced, traced_ns, static_cast<double>(t1 - t0));
+      std::uint64_t calls = 0;
+      for (const auto& site : r.sites) {
+        calls += site.calls;
+        EXPECT_TRUE(std::isfinite(site.predicted_saving_ms));
+        EXPECT_GE(site.predicted_saving_ms, 0.0);
+        EXPECT_GE(site.wait_saving_ms, 0.0);
+        EXPECT_LE(site.wait_saving_ms, site.host_blocked_ms + 1e-6);  // scaled waits stay within the waits
+        EXPECT_LE(site.traced_calls, site.calls);
+        EXPECT_LE(site.traced_host_blocked_ms, site.host_blocked_ms + 1e-6);
+      }
+      EXPECT_LE(calls, r.syncs);
+      EXPECT_TRUE(std::isfinite(r.gpu_idle_ms));
+    }
+  }
 }
 
 }  // namespace
