@@ -13,19 +13,26 @@ SampleSchedule::SampleSchedule(double fraction, std::chrono::milliseconds on, cl
 
 std::optional<bool> SampleSchedule::update(clock::time_point now, bool request) {
   if (!sampled() || next_ == clock::time_point::max()) return std::nullopt;
-  if (request) {
-    const auto until = now + std::max(on_, std::chrono::milliseconds(kMinRequest));
-    if (traced_) {
-      next_ = std::max(next_, until);
+  const auto request_until = now + std::max(on_, std::chrono::milliseconds(kMinRequest));
+  if (request && traced_) {
+    next_ = std::max(next_, request_until);
+    return std::nullopt;
+  }
+  if (request || (requested_ && now >= next_)) {
+    if (now < off_since_ + kMinOff) {  // too soon after switching off: wait, then serve it
+      requested_ = true;
+      next_ = std::min(next_, off_since_ + kMinOff);
       return std::nullopt;
     }
+    requested_ = false;
     traced_ = true;
-    next_ = until;
+    next_ = request_until;
     return true;
   }
   if (now < next_) return std::nullopt;
   traced_ = !traced_;
   next_ = now + (traced_ ? on_ : off_);
+  if (!traced_) off_since_ = now;
   return traced_;
 }
 

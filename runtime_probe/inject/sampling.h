@@ -11,12 +11,16 @@
 namespace synclint::probe::inject {
 
 // Traced stretches of `on` making up `fraction` of the run: on, off (on * (1/fraction - 1)), on... from
-// the start; a request turns tracing on at once for max(`on`, kMinRequest) (or extends a traced stretch
-// to that).
+// the start; a request turns tracing on for max(`on`, kMinRequest) (or extends a traced stretch to that):
+// at once, or, when tracing went off less than kMinOff ago, once it has been off that long. Switching
+// CUPTI's launch callbacks and kernel records off (with a forced flush) and on again within about a
+// millisecond preceded crashes of a LibTorch program on the H200 (docs/probe.md, run 11); every switch
+// that ran without one came at least ~27 ms after the last.
 class SampleSchedule {
  public:
   using clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kMinRequest{400};
+  static constexpr std::chrono::milliseconds kMinOff{250};
 
   SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start);
   bool sampled() const { return fraction_ < 1; }
@@ -32,6 +36,8 @@ class SampleSchedule {
   double fraction_;
   std::chrono::milliseconds on_, off_;
   bool traced_ = true;
+  bool requested_ = false;     // a request waits for kMinOff to pass
+  clock::time_point off_since_ = clock::time_point::min();
   clock::time_point next_;
 };
 

@@ -48,6 +48,25 @@ TEST(SampleSchedule, TheDefaultTracesOneSecondInAHundredAndRequestsOneStretch) {
   EXPECT_EQ(s.next_change(), t0 + 105000ms);
 }
 
+TEST(SampleSchedule, ARequestRightAfterTracingWentOffWaitsUntilItHasBeenOffAQuarterSecond) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.01, 1000ms, t0);
+  ASSERT_EQ(s.update(t0 + 1000ms, false), std::optional<bool>(false));
+  // A site asks 1 ms later: tracing stays off until 1250 ms, then the requested stretch starts.
+  EXPECT_EQ(s.update(t0 + 1001ms, true), std::nullopt);
+  EXPECT_FALSE(s.traced());
+  EXPECT_EQ(s.next_change(), t0 + 1000ms + SampleSchedule::kMinOff);
+  EXPECT_EQ(s.update(t0 + 1100ms, true), std::nullopt);  // asking again changes nothing
+  EXPECT_EQ(s.next_change(), t0 + 1250ms);
+  EXPECT_EQ(s.update(t0 + 1249ms, false), std::nullopt);
+  EXPECT_EQ(s.update(t0 + 1250ms, false), std::optional<bool>(true));
+  EXPECT_EQ(s.next_change(), t0 + 2250ms);
+  EXPECT_EQ(s.update(t0 + 2250ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 101250ms);  // then the period as usual
+  // A request a full quarter second after switching off is served at once.
+  EXPECT_EQ(s.update(t0 + 2500ms, true), std::optional<bool>(true));
+}
+
 TEST(SampleSchedule, FullTracingAndAStoppedScheduleNeverChange) {
   const clock::time_point t0{};
   SampleSchedule full(1.0, 100ms, t0);
