@@ -192,13 +192,18 @@ TEST(Recorder, UntracedCallsAreCountedAndScaleTheTracedOnes) {
   EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.995 + 2 * 0.9, 1e-9);
   EXPECT_EQ(r.syncs, 3u);
   EXPECT_NEAR(r.sampled_fraction, 1.0 - 6000.0 / 8505.0, 1e-9);  // the run ends with its last call
-  // GPU idle and savings come from the one traced call, scaled to three.
+  // GPU idle and savings come from the one traced call, scaled to three: what grows with the waiting by
+  // host-blocked time (2.795 ms in all / 0.995 traced), the rest per call.
   const ProbeReport o = sampled_run(false);
   ASSERT_EQ(o.sites.size(), 1u);
   EXPECT_EQ(o.sampled_fraction, 1.0);
-  EXPECT_GT(o.sites[0].predicted_saving_ms, 0.0);
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 3 * o.sites[0].predicted_saving_ms, 1e-9);
-  EXPECT_NEAR(r.sites[0].gpu_idle_ms, 3 * o.sites[0].gpu_idle_ms, 1e-9);
+  const SiteResult& t = o.sites[0];
+  EXPECT_GT(t.predicted_saving_ms, t.wait_saving_ms);
+  EXPECT_NEAR(r.sites[0].traced_host_blocked_ms, 0.995, 1e-9);
+  const double per_blocked = (0.995 + 2 * 0.9) / 0.995;
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, t.wait_saving_ms * per_blocked, 1e-9);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, t.wait_saving_ms * per_blocked + 3 * (t.predicted_saving_ms - t.wait_saving_ms), 1e-9);
+  EXPECT_NEAR(r.sites[0].gpu_idle_ms, t.gpu_idle_ms * per_blocked, 1e-9);
 }
 
 }  // namespace
