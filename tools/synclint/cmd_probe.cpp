@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -243,8 +244,16 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   if (!a.trace.empty()) {
     std::vector<std::string> traces;
     for (const auto& f : files_named(dir.path(), "trace-")) traces.push_back(probe::read_text_file(f));
-    if (traces.empty()) std::cerr << "synclint probe: no trace was written (no GPU activity was recorded)\n";
-    else probe::write_text_file(a.trace, probe::merge_traces(traces));
+    if (traces.empty()) {
+      std::cerr << "synclint probe: no trace was written (no GPU activity was recorded)\n";
+    } else {
+      const std::string trace = probe::merge_traces(traces);
+      probe::write_text_file(a.trace, trace);
+      // The notice sits in otherData, at the end of the document.
+      if (trace.find("synclint_truncated_after_events", trace.size() - std::min<std::size_t>(trace.size(), 512)) != std::string::npos)
+        std::cerr << "synclint probe: the trace stops at its event limit (" << probe::TraceWriter::kDefaultEventLimit
+                  << " events per process, the run's first windows); the report covers the whole run\n";
+    }
   }
   print_report(merged, a.top);
   std::cerr << "synclint probe: report written to " << a.output

@@ -94,6 +94,23 @@ TEST_F(ProbeCli, RunsTheCommandMergesItsReportsAndKeepsItsExitStatus) {
   EXPECT_DOUBLE_EQ(merged.sites[0].predicted_saving_ms, 10);
 }
 
+TEST_F(ProbeCli, WritesTheTraceAndSaysWhenItStoppedAtItsLimit) {
+  const auto r0 = write_report("r0.json", -1, 6);
+  const std::string whole = R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":1}],"otherData":{"synclint_origin_ns":5}})";
+  const std::string cut = R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":0,"dur":1}],"otherData":{"synclint_origin_ns":5,"synclint_truncated_after_events":1}})";
+  for (const std::string& doc : {whole, cut}) {
+    std::ofstream(dir_ / "t.json") << doc;
+    const fs::path trace = dir_ / "trace.json";
+    const std::string script = "test \"$SYNCLINT_PROBE_TRACE\" = 1 && cp " + r0.string() + " \"$SYNCLINT_PROBE_DIR/report-100.json\" && cp " +
+                               (dir_ / "t.json").string() + " \"$SYNCLINT_PROBE_DIR/trace-100.json\"";
+    const Result res = run(synclint() + " probe -o " + (dir_ / "r.json").string() + " --trace " + trace.string() + " -- sh -c '" + script + "'");
+    EXPECT_EQ(res.status, 0) << res.out;
+    std::ifstream in(trace);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), doc + "\n");
+    EXPECT_EQ(res.out.find("stops at its event limit") != std::string::npos, doc == cut) << res.out;
+  }
+}
+
 TEST_F(ProbeCli, PassesTheCommandAndItsOptionsUnchanged) {
   const fs::path args = dir_ / "args.txt";
   run(synclint() + " probe -o " + (dir_ / "r.json").string() + " -- sh -c 'printf \"%s|\" \"$@\" > " +
