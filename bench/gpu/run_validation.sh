@@ -17,7 +17,8 @@
 #   (d)     optional, if time is left: mode none at batch 128 probed with full tracing (SYNCLINT_PROBE_SAMPLE=1)
 # Everything (JSON, logs, environment) goes to a work folder, archived as $OUT/gpu-validation.tar.gz after
 # each step (so a run cut short still returns what it had); $OUT/summary.txt holds validate.py's tables.
-# --baseline-only does the train_cpp build and step (a) only.
+# --baseline-only does the train_cpp build and step (a) only. PROBE_ENV=VAR=value adds one variable to the
+# environment of the probed all-modes processes of (b) (an experimental probe option, for example).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -128,7 +129,7 @@ if [[ -n "$synclint" ]]; then
   for lang in "${langs[@]}"; do
     for batch in "${BATCHES[@]}"; do
       log "(b) probed $lang, all modes, batch $batch"
-      run_bench probe "$lang" all "$batch" "$REPS" "$lang-probed-all-$batch"
+      run_bench probe "$lang" all "$batch" "$REPS" "$lang-probed-all-$batch" ${PROBE_ENV:+"$PROBE_ENV"}
       archive
     done
   done

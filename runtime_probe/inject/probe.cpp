@@ -14,6 +14,8 @@
 //                            and in those that recurring sites with few traced calls ask for.
 //   SYNCLINT_PROBE_SAMPLE_MS length of each traced stretch (1000 ms); the untraced rest of each period
 //                            makes up the fraction (0.01: 1 s traced in every 100 s)
+//   SYNCLINT_PROBE_REQUEST_PAST_START=1  experimental: a site's traced calls count towards sparing it a
+//                            requested stretch only once it has run untraced (see SiteRequests)
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
 //                            then not seen); =all also driver syncs and copies (custom code that syncs
 //                            through the driver API). Default: driver launches and memsets only.
@@ -654,6 +656,7 @@ int initialize() {
     else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.01");
   }
   p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 1000));
+  p.requests.set_past_start(env_flag("SYNCLINT_PROBE_REQUEST_PAST_START"));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;

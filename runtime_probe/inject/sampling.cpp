@@ -40,9 +40,10 @@ bool SiteRequests::note(std::int32_t site, bool traced) {
   std::lock_guard lock(mu_);
   State& s = sites_[site];
   if (traced) {
-    ++s.traced;
+    if (!past_start_ || s.seen_untraced) ++s.traced;
     return false;
   }
+  s.seen_untraced = true;
   if (s.traced >= kEnoughTraced || s.requests >= kMaxRequests || ++s.untraced < kUntracedBeforeRequest) return false;
   s.untraced = 0;
   ++s.requests;

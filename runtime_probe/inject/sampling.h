@@ -44,11 +44,20 @@ class SampleSchedule {
 // Per-site bookkeeping of blocking calls while sampling: a site with fewer than kEnoughTraced traced calls
 // (never traced, or traced only in the first stretch, which holds the program's start-up) asks for a
 // traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Thread-safe.
+//
+// With `past_start` (SYNCLINT_PROBE_REQUEST_PAST_START=1, experimental), only traced calls made after the
+// site's first untraced call count: its first stretch (the program's start-up, a loop's warm-up steps)
+// then never spares it a stretch in its steady state. Run 11 on the H200 measured better estimates with it
+// and crashes of a LibTorch program when it switched tracing on again within a millisecond (docs/probe.md);
+// SampleSchedule::kMinOff now keeps that from happening, which is not yet run on the GPU.
 class SiteRequests {
  public:
   static constexpr std::uint32_t kUntracedBeforeRequest = 8;
   static constexpr std::uint32_t kEnoughTraced = 64;
   static constexpr std::uint8_t kMaxRequests = 2;
+
+  explicit SiteRequests(bool past_start = false) : past_start_(past_start) {}
+  void set_past_start(bool on) { past_start_ = on; }
 
   // Counts a blocking call of `site`; true when it should ask for a traced stretch now.
   bool note(std::int32_t site, bool traced);
@@ -56,9 +65,11 @@ class SiteRequests {
  private:
   struct State {
     std::uint32_t untraced = 0;  // untraced calls since the last request
-    std::uint32_t traced = 0;
+    std::uint32_t traced = 0;    // traced calls that count (all, or those after the first untraced one)
+    bool seen_untraced = false;
     std::uint8_t requests = 0;
   };
+  bool past_start_;
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;
 };

@@ -100,6 +100,17 @@ TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
   EXPECT_TRUE(r.note(4, false));
 }
 
+TEST(SiteRequests, PastStartASiteTracedOnlyInItsFirstStretchAsksOnceItRunsUntraced) {
+  // 22 reads a step caught by the first stretch for hundreds of warm-up steps.
+  SiteRequests plain, past(true);
+  for (int call = 0; call < 5000; ++call) EXPECT_FALSE(plain.note(9, true) || past.note(9, true));
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(plain.note(9, false) || past.note(9, false));
+  EXPECT_FALSE(plain.note(9, false));  // plenty traced: no request
+  EXPECT_TRUE(past.note(9, false));    // all from its start: one stretch in its steady state
+  for (std::uint32_t call = 0; call < SiteRequests::kEnoughTraced; ++call) EXPECT_FALSE(past.note(9, true));
+  for (int call = 0; call < 50; ++call) EXPECT_FALSE(past.note(9, false));  // that stretch was enough
+}
+
 TEST(SiteRequests, ASiteTracedOnlyAFewTimesAtStartUpStillAsks) {
   SiteRequests r;
   for (int call = 0; call < 5; ++call) EXPECT_FALSE(r.note(9, true));
