@@ -164,6 +164,9 @@ def main(argv):
                 t_ref = probed.get((REFERENCE[m], b), (None,))[0]
                 t_none = probed.get(("none", b), (None,))[0]
                 fair = t_mode - t_ref if t_mode is not None and t_ref is not None else None
+                # The repetitions are interleaved: rep k of the mode ran next to rep k of its reference, so
+                # their differences show how much of the saving is the machine drifting between reps.
+                pairs = [a - r for a, r in zip(probed.get((m, b), (None, []))[1], probed.get((REFERENCE[m], b), (None, []))[1])]
                 vs_none = t_mode - t_none if t_mode is not None and t_none is not None else None
                 u_mode = base.get((m, b), (None,))[0]
                 u_ref = base.get((REFERENCE[m], b), (None,))[0]
@@ -187,7 +190,8 @@ def main(argv):
                 pred_d[m] = pred
                 if vs_none is not None:
                     meas_none[m] = vs_none
-                rows.append([b, m, fmt(t_mode), "%s (%s)" % (fmt(fair), REFERENCE[m]), pct(share), fmt(vs_none),
+                rows.append([b, m, fmt(t_mode), "%s (%s)" % (fmt(fair), REFERENCE[m]), " ".join("%.2f" % d for d in pairs) or "-",
+                             pct(share), fmt(vs_none),
                              fmt(pred), fmt(pn["wait"]) if mine else "-", fmt(pn["blocked"]), fmt(pn["idle"]),
                              "%.1f" % pn["calls_per_step"], pct(err), pct(err_none),
                              {None: "n/a (<5%)" if not in_scope else "-", True: "yes", False: "NO"}[ok],
@@ -214,7 +218,7 @@ def main(argv):
                                      rank(pred_d) == rank(meas_none), "ranking"))
         if rows:
             out.append("\n### %s: predicted vs measured saving per step (same probed process)\n" % lname)
-            out.append(table(rows, ["batch", "mode", "ms/step (probed)", "measured saving (ref)", "% of step",
+            out.append(table(rows, ["batch", "mode", "ms/step (probed)", "measured saving (ref)", "per rep pair", "% of step",
                                     "vs none", "predicted", "wait-only", "host blocked", "GPU idle", "syncs/step",
                                     "error", "error vs none", "within ±25%", "saving, unprobed process",
                                     "error vs unprobed"]))
