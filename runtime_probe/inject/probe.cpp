@@ -256,6 +256,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         p.rec->map_correlation(cb->correlationId, t_runtime_correlation);
       return;
     }
+    // CUPTI does not document when correlationData may be missing: a call without it is not recorded.
+    if (cb->correlationData == nullptr) return;
     std::uint64_t start = 0;
     p.cupti.get_timestamp(&start);
     *cb->correlationData = start;
@@ -282,7 +284,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   if (!g_recording.load(std::memory_order_relaxed)) return;
   RawCall call;
-  call.start = *cb->correlationData;
+  call.start = cb->correlationData != nullptr ? *cb->correlationData : 0;
   if (call.start == 0 || call.start > end) return;  // its ENTER was not seen (callbacks just switched on)
   call.end = end;
   call.correlation = cb->correlationId;

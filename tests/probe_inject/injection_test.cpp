@@ -1,10 +1,12 @@
-// The injection's failure path, end to end: a host program loads libsynclint_probe.so as the CUDA driver
-// would and calls InitializeInjection. There is no GPU driver here, so CUPTI cannot subscribe: the
-// program must go on and a report must say why there is no data.
+// The injection end to end: a host program loads libsynclint_probe.so as the CUDA driver would and calls
+// InitializeInjection. There is no GPU driver here, so the real CUPTI cannot subscribe: the program must go
+// on and a report must say why there is no data. With a stand-in CUPTI (fake_cupti.cpp) the probe's whole
+// callback path runs: a played training loop must come out as a ranked site.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -26,11 +28,12 @@ class Injection : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     setenv("SYNCLINT_PROBE_DIR", dir_.c_str(), 1);
-    for (const char* v : {"RANK", "LOCAL_RANK", "SLURM_PROCID", "SYNCLINT_CUPTI_PATH"}) unsetenv(v);
+    for (const char* v : {"RANK", "LOCAL_RANK", "SLURM_PROCID", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "SYNCLINT_PROBE_SKIP"})
+      unsetenv(v);
   }
   void TearDown() override {
     unsetenv("SYNCLINT_PROBE_DIR");
-    for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH"}) unsetenv(v);
+    for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "SYNCLINT_PROBE_SKIP"}) unsetenv(v);
     fs::remove_all(dir_);
   }
   // Runs the host; returns its pid (printed first) and whether it exited 0.
@@ -83,6 +86,72 @@ TEST_F(Injection, ReportExistsWhenTheProgramIsKilled) {
   std::string pid = run_host(ok, "term");
   EXPECT_FALSE(ok);  // died of SIGTERM
   EXPECT_TRUE(fs::exists(dir_ / ("report-" + pid + ".json")));
+}
+
+// 200 steps of a kernel launch (300 us on the "GPU") and a read of its result (D2H copy + stream sync that
+// waits for the kernel), then the debris of a callback switch: an EXIT without its ENTER, callbacks without
+// correlation data (which crashed the probe before it checked for them).
+TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);  // the stand-in plays the CUDA runtime: not user code
+  std::string out;
+  ASSERT_TRUE(run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "200"}, out)) << out;
+  const std::string pid = out.substr(0, out.find('\n'));
+  const fs::path report = dir_ / ("report-" + pid + ".json");
+  ASSERT_TRUE(fs::exists(report)) << out;
+  const ProbeReport r = read_report(report);
+  EXPECT_EQ(r.run.status, "ok");
+  EXPECT_EQ(r.syncs, 200u);  // the debris is not counted
+  ASSERT_EQ(r.sites.size(), 1u);
+  const SiteResult& s = r.sites[0];
+  EXPECT_EQ(fs::path(s.site.path).filename(), "fake_cuda_host.cpp") << s.site.path;
+  EXPECT_GT(s.site.line, 0u);
+  EXPECT_EQ(s.api, "cudaStreamSynchronize");
+  EXPECT_EQ(s.calls, 200u);
+  EXPECT_EQ(s.traced_calls, 200u);  // a run under a second is traced in full
+  EXPECT_GT(s.host_blocked_ms, 200 * 0.2);  // each read waited for most of its kernel's 300 us
+  EXPECT_GT(s.gpu_idle_ms, 0.0);            // the "GPU" idled after each read until the next launch
+  EXPECT_GT(s.predicted_saving_ms, 0.0);
+  EXPECT_LT(s.predicted_saving_ms, s.host_blocked_ms);  // the GPU is the critical path: the waits are not saved
+  EXPECT_LT(std::abs(r.replay_error), 0.01);
+}
+
+// The same loop sampled: 20 ms traced in every 100 ms, so the window thread switches the launch callbacks
+// and kernel records off and on (with forced flushes) while the loop runs; every read is still counted.
+TEST_F(Injection, ASampledPlayedLoopCountsEveryReadAndScalesItsTracedOnes) {
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  setenv("SYNCLINT_PROBE_SAMPLE", "0.2", 1);
+  setenv("SYNCLINT_PROBE_SAMPLE_MS", "20", 1);
+  std::string out;
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500"}, out);
+  unsetenv("SYNCLINT_PROBE_SAMPLE");
+  unsetenv("SYNCLINT_PROBE_SAMPLE_MS");
+  ASSERT_TRUE(ran) << out;
+  const ProbeReport r = read_report(dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json"));
+  EXPECT_EQ(r.run.status, "ok");
+  ASSERT_EQ(r.sites.size(), 1u);
+  const SiteResult& s = r.sites[0];
+  EXPECT_EQ(s.calls, 1500u);
+  EXPECT_GT(s.traced_calls, 0u);
+  EXPECT_LT(s.traced_calls, s.calls);
+  EXPECT_LT(s.traced_host_blocked_ms, s.host_blocked_ms);
+  EXPECT_GT(r.sampled_fraction, 0.0);
+  EXPECT_LT(r.sampled_fraction, 1.0);
+  EXPECT_GT(s.predicted_saving_ms, 0.0);
+  EXPECT_LT(s.predicted_saving_ms, s.host_blocked_ms);
+}
+
+TEST_F(Injection, ACuptiHeldByAnotherSubscriberGivesAReportSayingWhy) {
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("FAKE_CUPTI_BUSY", "1", 1);
+  std::string out;
+  ASSERT_TRUE(run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "5"}, out)) << "the program must run on: " << out;
+  const std::string pid = out.substr(0, out.find('\n'));
+  const ProbeReport r = read_report(dir_ / ("report-" + pid + ".json"));
+  EXPECT_NE(r.run.status.find("CUPTI_ERROR_FAKE"), std::string::npos) << r.run.status;  // the stand-in's text
+  EXPECT_NE(r.run.status.find("another CUPTI client holds it"), std::string::npos) << r.run.status;
+  EXPECT_TRUE(r.sites.empty());
 }
 
 }  // namespace

@@ -1,0 +1,97 @@
+// Plays a small training loop to the injected probe through the stand-in CUPTI (fake_cupti.cpp), without a
+// GPU: per step, a kernel launch (with a kernel record on the "GPU" that runs 300 us from the launch) and a
+// read of its result (a device-to-host async copy, then a stream synchronize that spins until the kernel has
+// ended). Then the callbacks a switch of CUPTI's callbacks can leave: an EXIT whose ENTER was not seen, and
+// callbacks without correlation data. Prints its pid first.
+//
+//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+
+namespace {
+
+using CallFn = void (*)(CUpti_CallbackId, CUpti_ApiCallbackSite, uint32_t, uint64_t*, const void*);
+using KernelFn = void (*)(uint64_t, uint64_t, uint32_t);
+CallFn g_call = nullptr;
+KernelFn g_kernel = nullptr;
+uint32_t g_correlation = 0;
+
+uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void spin_until(uint64_t t) {
+  while (now_ns() < t) {
+  }
+}
+
+// One API call: ENTER, the call's own work (spinning until `until`), EXIT. Returns its correlation id.
+__attribute__((noinline)) uint32_t api(CUpti_CallbackId cbid, uint64_t until, const void* params = nullptr) {
+  const uint32_t c = ++g_correlation;
+  uint64_t data = 0;
+  g_call(cbid, CUPTI_API_ENTER, c, &data, params);
+  spin_until(until);
+  g_call(cbid, CUPTI_API_EXIT, c, &data, params);
+  return c;
+}
+
+uint64_t g_kernel_end = 0;
+
+__attribute__((noinline)) void train_step() {
+  const uint64_t t = now_ns();
+  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + 5'000);
+  g_kernel_end = t + 300'000;
+  g_kernel(t + 10'000, g_kernel_end, c);
+}
+
+__attribute__((noinline)) void read_loss() {
+  static float host_value = 0;
+  cudaMemcpyAsync_v3020_params copy{&host_value, nullptr, sizeof host_value, cudaMemcpyDeviceToHost, nullptr};
+  api(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, now_ns() + 3'000, &copy);
+  api(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, g_kernel_end + 2'000);  // the read
+}
+
+// What a switch of the callbacks can leave behind.
+__attribute__((noinline)) void switch_debris() {
+  uint64_t unseen = 0;  // an EXIT whose ENTER was not delivered: no start recorded
+  g_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_API_EXIT, ++g_correlation, &unseen, nullptr);
+  g_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_API_ENTER, ++g_correlation, nullptr, nullptr);
+  g_call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_API_EXIT, ++g_correlation, nullptr, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS\n");
+    return 2;
+  }
+  std::printf("%d\n", static_cast<int>(getpid()));
+  std::fflush(stdout);
+  void* probe = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (probe == nullptr) return 3;
+  auto init = reinterpret_cast<int (*)()>(dlsym(probe, "InitializeInjection"));
+  if (init == nullptr || init() != 1) return 4;
+  void* fake = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);  // the copy the probe opened
+  if (fake == nullptr) return 5;
+  g_call = reinterpret_cast<CallFn>(dlsym(fake, "fake_cupti_call"));
+  g_kernel = reinterpret_cast<KernelFn>(dlsym(fake, "fake_cupti_kernel"));
+  if (g_call == nullptr || g_kernel == nullptr) return 6;
+  const int steps = std::atoi(argv[3]);
+  for (int i = 0; i < steps; ++i) {
+    train_step();
+    read_loss();
+  }
+  switch_debris();
+  return 0;
+}

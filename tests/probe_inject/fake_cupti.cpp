@@ -1,0 +1,153 @@
+// A stand-in for libcupti, for testing the injected probe's callback path without a GPU: the probe opens it
+// through SYNCLINT_CUPTI_PATH and subscribes; a host program (fake_cuda_host.cpp) then plays API calls
+// (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
+// would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI.
+#include <cupti.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace {
+
+std::mutex g_mu;
+CUpti_CallbackFunc g_callback = nullptr;
+std::set<std::pair<int, CUpti_CallbackId>> g_enabled;
+std::set<int> g_activities;
+CUpti_BuffersCallbackRequestFunc g_request = nullptr;
+CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
+std::vector<CUpti_ActivityKernel10> g_kernels;  // delivered at the next flush
+
+const char* runtime_name(CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000: return "cudaLaunchKernel_v7000";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: return "cudaMemcpyAsync_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: return "cudaStreamSynchronize_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020: return "cudaDeviceSynchronize_v3020";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void*) {
+  if (const char* busy = std::getenv("FAKE_CUPTI_BUSY"); busy != nullptr && std::strcmp(busy, "1") == 0)
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  std::lock_guard lock(g_mu);
+  g_callback = callback;
+  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(0x1);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) { return CUPTI_SUCCESS; }
+CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  std::lock_guard lock(g_mu);
+  if (enable) g_enabled.insert({domain, cbid});
+  else g_enabled.erase({domain, cbid});
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiEnableDomain(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) { return CUPTI_SUCCESS; }
+CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char** name) {
+  *name = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_name(cbid) : nullptr;
+  return *name != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+CUptiResult cuptiGetTimestamp(uint64_t* timestamp) {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *timestamp = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiGetResultString(CUptiResult, const char** str) {
+  *str = "CUPTI_ERROR_FAKE";
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  std::lock_guard lock(g_mu);
+  g_activities.insert(kind);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  std::lock_guard lock(g_mu);
+  g_activities.erase(kind);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {
+  std::lock_guard lock(g_mu);
+  g_request = request;
+  g_complete = complete;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
+  uint8_t* next = *record == nullptr ? buffer : reinterpret_cast<uint8_t*>(*record) + sizeof(CUpti_ActivityKernel10);
+  if (next + sizeof(CUpti_ActivityKernel10) > buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  *record = reinterpret_cast<CUpti_Activity*>(next);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
+  *dropped = 0;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityFlushAll(uint32_t) {
+  std::vector<CUpti_ActivityKernel10> kernels;
+  CUpti_BuffersCallbackRequestFunc request;
+  CUpti_BuffersCallbackCompleteFunc complete;
+  {
+    std::lock_guard lock(g_mu);
+    kernels.swap(g_kernels);
+    request = g_request;
+    complete = g_complete;
+  }
+  while (!kernels.empty() && request != nullptr && complete != nullptr) {
+    uint8_t* buffer = nullptr;
+    size_t size = 0, max_records = 0;
+    request(&buffer, &size, &max_records);
+    if (buffer == nullptr) return CUPTI_ERROR_OUT_OF_MEMORY;
+    const size_t n = std::min(kernels.size(), size / sizeof(CUpti_ActivityKernel10));
+    std::memcpy(buffer, kernels.data(), n * sizeof(CUpti_ActivityKernel10));
+    kernels.erase(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(n));
+    complete(nullptr, 0, buffer, size, n * sizeof(CUpti_ActivityKernel10));
+  }
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS; }
+
+// ---- driven by the test host
+
+// Delivers one API callback (ENTER or EXIT) if it is enabled, as CUPTI would on the calling thread.
+void fake_cupti_call(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, uint32_t correlation, uint64_t* correlation_data,
+                     const void* params) {
+  CUpti_CallbackFunc callback;
+  {
+    std::lock_guard lock(g_mu);
+    if (g_enabled.count({CUPTI_CB_DOMAIN_RUNTIME_API, cbid}) == 0) return;
+    callback = g_callback;
+  }
+  CUpti_CallbackData data{};
+  data.callbackSite = site;
+  data.functionName = runtime_name(cbid);
+  data.functionParams = params;
+  data.correlationData = correlation_data;
+  data.correlationId = correlation;
+  if (callback != nullptr) callback(nullptr, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &data);
+}
+
+// Queues a kernel record (delivered at the next cuptiActivityFlushAll) while kernel records are enabled.
+void fake_cupti_kernel(uint64_t start, uint64_t end, uint32_t correlation) {
+  std::lock_guard lock(g_mu);
+  if (g_activities.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 0) return;
+  CUpti_ActivityKernel10 k{};
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = start;
+  k.end = end;
+  k.correlationId = correlation;
+  k.streamId = 7;
+  k.name = "fake_kernel";
+  g_kernels.push_back(k);
+}
+
+}  // extern "C"
