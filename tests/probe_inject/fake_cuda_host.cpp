@@ -4,16 +4,22 @@
 // ended). Then the callbacks a switch of CUPTI's callbacks can leave: an EXIT whose ENTER was not seen, and
 // callbacks without correlation data. Prints its pid first.
 //
-//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS
+//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS [launcher]
+//
+// With `launcher`, a second thread launches kernels (without GPU records) all the while, as PyTorch's
+// autograd thread does beside the Python thread.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <thread>
 
 
 namespace {
@@ -22,7 +28,7 @@ using CallFn = void (*)(CUpti_CallbackId, CUpti_ApiCallbackSite, uint32_t, uint6
 using KernelFn = void (*)(uint64_t, uint64_t, uint32_t);
 CallFn g_call = nullptr;
 KernelFn g_kernel = nullptr;
-uint32_t g_correlation = 0;
+std::atomic<uint32_t> g_correlation{0};
 
 uint64_t now_ns() {
   timespec ts{};
@@ -88,10 +94,18 @@ int main(int argc, char** argv) {
   g_kernel = reinterpret_cast<KernelFn>(dlsym(fake, "fake_cupti_kernel"));
   if (g_call == nullptr || g_kernel == nullptr) return 6;
   const int steps = std::atoi(argv[3]);
+  std::atomic<bool> done{false};
+  std::thread launcher;
+  if (argc > 4 && std::strcmp(argv[4], "launcher") == 0)
+    launcher = std::thread([&] {
+      while (!done.load()) api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, now_ns() + 20'000);
+    });
   for (int i = 0; i < steps; ++i) {
     train_step();
     read_loss();
   }
+  done.store(true);
+  if (launcher.joinable()) launcher.join();
   switch_debris();
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -102,17 +103,25 @@ CUptiResult cuptiActivityFlushAll(uint32_t) {
     request = g_request;
     complete = g_complete;
   }
-  while (!kernels.empty() && request != nullptr && complete != nullptr) {
-    uint8_t* buffer = nullptr;
-    size_t size = 0, max_records = 0;
-    request(&buffer, &size, &max_records);
-    if (buffer == nullptr) return CUPTI_ERROR_OUT_OF_MEMORY;
-    const size_t n = std::min(kernels.size(), size / sizeof(CUpti_ActivityKernel10));
-    std::memcpy(buffer, kernels.data(), n * sizeof(CUpti_ActivityKernel10));
-    kernels.erase(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(n));
-    complete(nullptr, 0, buffer, size, n * sizeof(CUpti_ActivityKernel10));
-  }
-  return CUPTI_SUCCESS;
+  // Completed buffers come on a thread of CUPTI's own, as with the real library.
+  CUptiResult result = CUPTI_SUCCESS;
+  std::thread worker([&] {
+    while (!kernels.empty() && request != nullptr && complete != nullptr) {
+      uint8_t* buffer = nullptr;
+      size_t size = 0, max_records = 0;
+      request(&buffer, &size, &max_records);
+      if (buffer == nullptr) {
+        result = CUPTI_ERROR_OUT_OF_MEMORY;
+        return;
+      }
+      const size_t n = std::min(kernels.size(), size / sizeof(CUpti_ActivityKernel10));
+      std::memcpy(buffer, kernels.data(), n * sizeof(CUpti_ActivityKernel10));
+      kernels.erase(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(n));
+      complete(nullptr, 0, buffer, size, n * sizeof(CUpti_ActivityKernel10));
+    }
+  });
+  worker.join();
+  return result;
 }
 CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS; }
 

@@ -117,14 +117,16 @@ TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
 }
 
 // The same loop sampled: 20 ms traced in every 100 ms, so the window thread switches the launch callbacks
-// and kernel records off and on (with forced flushes) while the loop runs; every read is still counted.
+// and kernel records off and on (with forced flushes, completed on the stand-in's own thread) while the
+// loop runs and a second thread launches all the while; every read is still counted. (Also run clean
+// under ThreadSanitizer and AddressSanitizer, with SYNCLINT_PROBE_REQUEST_PAST_START=0 and 1.)
 TEST_F(Injection, ASampledPlayedLoopCountsEveryReadAndScalesItsTracedOnes) {
   setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
   setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
   setenv("SYNCLINT_PROBE_SAMPLE", "0.2", 1);
   setenv("SYNCLINT_PROBE_SAMPLE_MS", "20", 1);
   std::string out;
-  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500"}, out);
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500", "launcher"}, out);
   unsetenv("SYNCLINT_PROBE_SAMPLE");
   unsetenv("SYNCLINT_PROBE_SAMPLE_MS");
   ASSERT_TRUE(ran) << out;
