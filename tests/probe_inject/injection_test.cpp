@@ -13,6 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
 #include "analysis/report_io.h"
 #include "symbolizer.h"
 
@@ -142,6 +147,44 @@ TEST_F(Injection, ASampledPlayedLoopCountsEveryReadAndScalesItsTracedOnes) {
   EXPECT_LT(r.sampled_fraction, 1.0);
   EXPECT_GT(s.predicted_saving_ms, 0.0);
   EXPECT_LT(s.predicted_saving_ms, s.host_blocked_ms);
+}
+
+// `synclint probe --trace` on the played loop: the real CLI, the real injected library, the stand-in CUPTI.
+TEST_F(Injection, SynclintProbeRanksThePlayedLoopAndTracesItsKernelsAndBubbles) {
+#ifndef SYNCLINT_EXE
+  GTEST_SKIP() << "built without the synclint CLI";
+#else
+  setenv("SYNCLINT_PROBE_LIBRARY", PROBE_LIBRARY, 1);
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  fs::create_directories(dir_);
+  const fs::path report = dir_ / "r.json", trace = dir_ / "t.json";
+  std::string out;
+  const bool ran = run_capture({SYNCLINT_EXE, "probe", "-o", report.string(), "--trace", trace.string(), "--",
+                                FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "100"}, out);
+  unsetenv("SYNCLINT_PROBE_LIBRARY");
+  ASSERT_TRUE(ran) << out;
+  EXPECT_NE(out.find("fake_cuda_host.cpp:"), std::string::npos) << out;  // the ranked table names the site
+  const ProbeReport r = read_report(report);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 100u);
+  std::ifstream in(trace);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::set<std::string> tracks;
+  int kernels = 0, bubbles = 0, reads = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] != "X") continue;
+    const std::string name = e["name"];
+    kernels += name == "fake_kernel";
+    bubbles += name.starts_with("GPU idle after fake_cuda_host.cpp:") && name.ends_with(" cudaStreamSynchronize");
+    reads += e.value("cat", "") == "sync";
+  }
+  EXPECT_EQ(kernels, 100);
+  EXPECT_EQ(reads, 100);
+  EXPECT_GE(bubbles, 99);  // after each read but the last, the GPU waited for the next launch
+  EXPECT_TRUE(tracks.count("GPU 0 stream 7")) << doc["traceEvents"].size();
+#endif
 }
 
 TEST_F(Injection, ACuptiHeldByAnotherSubscriberGivesAReportSayingWhy) {
