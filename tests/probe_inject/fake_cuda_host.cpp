@@ -4,13 +4,15 @@
 // ended). Then the callbacks a switch of CUPTI's callbacks can leave: an EXIT whose ENTER was not seen, and
 // callbacks without correlation data. Prints its pid first.
 //
-//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS [launcher]
+//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS [launcher|term]
 //
 // With `launcher`, a second thread launches kernels (without GPU records) all the while, as PyTorch's
-// autograd thread does beside the Python thread.
+// autograd thread does beside the Python thread. With `term`, the program is killed by SIGTERM after its
+// steps (default action), as a job scheduler would.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -106,6 +108,10 @@ int main(int argc, char** argv) {
   }
   done.store(true);
   if (launcher.joinable()) launcher.join();
+  if (argc > 4 && std::strcmp(argv[4], "term") == 0) {
+    raise(SIGTERM);
+    pause();  // the probe's handler writes the report, then the default action ends the process
+  }
   switch_debris();
   return 0;
 }

@@ -1,7 +1,8 @@
 // A stand-in for libcupti, for testing the injected probe's callback path without a GPU: the probe opens it
 // through SYNCLINT_CUPTI_PATH and subscribes; a host program (fake_cuda_host.cpp) then plays API calls
 // (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
-// would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI.
+// would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
+// FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer.
 #include <cupti.h>
 
 #include <cstdlib>
@@ -90,7 +91,8 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Acti
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
-  *dropped = 0;
+  const char* n = std::getenv("FAKE_CUPTI_DROPPED");
+  *dropped = n != nullptr ? std::strtoull(n, nullptr, 10) : 0;
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityFlushAll(uint32_t) {

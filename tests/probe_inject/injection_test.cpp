@@ -38,7 +38,7 @@ class Injection : public ::testing::Test {
   }
   void TearDown() override {
     unsetenv("SYNCLINT_PROBE_DIR");
-    for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "SYNCLINT_PROBE_SKIP"}) unsetenv(v);
+    for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "FAKE_CUPTI_DROPPED", "SYNCLINT_PROBE_SKIP"}) unsetenv(v);
     fs::remove_all(dir_);
   }
   // Runs the host; returns its pid (printed first) and whether it exited 0.
@@ -185,6 +185,25 @@ TEST_F(Injection, SynclintProbeRanksThePlayedLoopAndTracesItsKernelsAndBubbles) 
   EXPECT_GE(bubbles, 99);  // after each read but the last, the GPU waited for the next launch
   EXPECT_TRUE(tracks.count("GPU 0 stream 7")) << doc["traceEvents"].size();
 #endif
+}
+
+// Killed by SIGTERM mid-run (after 150 reads, GPU records dropped by CUPTI): the report is still written,
+// with every read and the dropped records counted.
+TEST_F(Injection, APlayedLoopKilledBySigtermStillReportsItsReadsAndDroppedRecords) {
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  setenv("FAKE_CUPTI_DROPPED", "3", 1);
+  std::string out;
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "150", "term"}, out);
+  unsetenv("FAKE_CUPTI_DROPPED");
+  EXPECT_FALSE(ran);  // died of SIGTERM
+  const fs::path report = dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json");
+  ASSERT_TRUE(fs::exists(report)) << out;
+  const ProbeReport r = read_report(report);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 150u);
+  EXPECT_GT(r.sites[0].predicted_saving_ms, 0.0);
+  EXPECT_GE(r.dropped_activity_records, 3u);  // 3 with each completed buffer
 }
 
 TEST_F(Injection, ACuptiHeldByAnotherSubscriberGivesAReportSayingWhy) {
