@@ -2,9 +2,11 @@
 // through SYNCLINT_CUPTI_PATH and subscribes; a host program (fake_cuda_host.cpp) then plays API calls
 // (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
 // would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
-// FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer.
+// FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
+// line "enable|disable NS" each time the kernel records are switched (CLOCK_MONOTONIC).
 #include <cupti.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -68,14 +70,28 @@ CUptiResult cuptiGetResultString(CUptiResult, const char** str) {
   *str = "CUPTI_ERROR_FAKE";
   return CUPTI_SUCCESS;
 }
+CUptiResult cuptiGetTimestamp(uint64_t* timestamp);
+
+void log_switch(CUpti_ActivityKind kind, const char* what) {
+  const char* path = std::getenv("FAKE_CUPTI_LOG");
+  if (path == nullptr || kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return;
+  uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %llu\n", what, static_cast<unsigned long long>(now));
+    std::fclose(f);
+  }
+}
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   std::lock_guard lock(g_mu);
   g_activities.insert(kind);
+  log_switch(kind, "enable");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   std::lock_guard lock(g_mu);
   g_activities.erase(kind);
+  log_switch(kind, "disable");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {

@@ -206,6 +206,42 @@ TEST_F(Injection, APlayedLoopKilledBySigtermStillReportsItsReadsAndDroppedRecord
   EXPECT_GE(r.dropped_activity_records, 3u);  // 3 with each completed buffer
 }
 
+// A site traced only in the first stretch asks for another at once (SYNCLINT_PROBE_REQUEST_PAST_START=1):
+// the kernel records, switched off at the end of the first 20 ms, come back on only once they have been
+// off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced.
+TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  setenv("SYNCLINT_PROBE_SAMPLE", "0.01", 1);
+  setenv("SYNCLINT_PROBE_SAMPLE_MS", "20", 1);
+  setenv("SYNCLINT_PROBE_REQUEST_PAST_START", "1", 1);
+  const fs::path log = fs::temp_directory_path() / ("fake-cupti-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
+  std::string out;
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500"}, out);
+  for (const char* v : {"SYNCLINT_PROBE_SAMPLE", "SYNCLINT_PROBE_SAMPLE_MS", "SYNCLINT_PROBE_REQUEST_PAST_START", "FAKE_CUPTI_LOG"})
+    unsetenv(v);
+  ASSERT_TRUE(ran) << out;
+  std::ifstream in(log);
+  std::vector<std::pair<std::string, std::uint64_t>> switches;
+  std::string what;
+  std::uint64_t ns = 0;
+  while (in >> what >> ns) switches.emplace_back(what, ns);
+  fs::remove(log);
+  ASSERT_GE(switches.size(), 3u);  // on at the start, off after 20 ms, on again for the request
+  EXPECT_EQ(switches[0].first, "enable");
+  for (std::size_t i = 1; i < switches.size(); ++i) {
+    if (switches[i].first == "enable" && switches[i - 1].first == "disable") {
+      EXPECT_GE(switches[i].second - switches[i - 1].second, 245'000'000u) << "switched on again too soon";
+    }
+  }
+  const ProbeReport r = read_report(dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json"));
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 1500u);
+  EXPECT_GT(r.sites[0].traced_calls, 200u);  // more than the first 20 ms hold (~65): the request's stretch
+}
+
 TEST_F(Injection, ACuptiHeldByAnotherSubscriberGivesAReportSayingWhy) {
   setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
   setenv("FAKE_CUPTI_BUSY", "1", 1);
