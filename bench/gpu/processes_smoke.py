@@ -43,7 +43,7 @@ def workers(steps):
     done = 0
     while done < steps:
         for batch in loader:
-            loss = model(x + batch.mean().cuda()).square().mean()
+            loss = model(x + 1e-3 * batch.mean().cuda()).square().mean()  # items 0..255: keep the input small
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
