@@ -26,7 +26,7 @@ class CudaItems(torch.utils.data.Dataset):
 
     def __getitem__(self, i):
         t = torch.full((4096,), float(i), device="cuda")
-        return torch.tensor([t.sum().item()])  # worker-side read (one sync per item)
+        return torch.tensor([t.sum().item() / t.numel()])  # worker-side read (one sync per item): i
 
 
 def model_and_opt():
