@@ -242,6 +242,28 @@ TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   EXPECT_GT(r.sites[0].traced_calls, 200u);  // more than the first 20 ms hold (~65): the request's stretch
 }
 
+// The same from Python (ctypes, the GIL released in the calls), ending in an uncaught exception: the
+// report is written at the interpreter's exit and names the Python line of the read's call.
+TEST_F(Injection, APythonLoopEndingInAnUncaughtExceptionStillReportsItsReads) {
+  const std::string python = find_on_path("python3");
+  ASSERT_FALSE(python.empty()) << "python3 is needed for this test";
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  const std::string script = std::string(PROBE_TEST_DATA) + "/fake_train.py";
+  std::string out;
+  EXPECT_FALSE(run_capture({python, script, PROBE_LIBRARY, FAKE_CUPTI, "60"}, out));  // exit status 1
+  const fs::path report = dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json");
+  ASSERT_TRUE(fs::exists(report)) << out;
+  const ProbeReport r = read_report(report);
+  ASSERT_EQ(r.sites.size(), 1u);
+  const SiteResult& s = r.sites[0];
+  EXPECT_EQ(s.site.path, script);
+  EXPECT_EQ(s.site.language, "python");
+  EXPECT_EQ(s.site.function, "api");
+  EXPECT_EQ(s.calls, 60u);
+  EXPECT_GT(s.gpu_idle_ms, 0.0);
+  EXPECT_GT(s.predicted_saving_ms, 0.0);
+}
+
 TEST_F(Injection, ACuptiHeldByAnotherSubscriberGivesAReportSayingWhy) {
   setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
   setenv("FAKE_CUPTI_BUSY", "1", 1);
