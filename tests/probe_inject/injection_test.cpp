@@ -264,6 +264,36 @@ TEST_F(Injection, APythonLoopEndingInAnUncaughtExceptionStillReportsItsReads) {
   EXPECT_GT(s.predicted_saving_ms, 0.0);
 }
 
+// One process per rank, as torchrun starts them: each writes report-rank<R>-<pid>.json and `synclint
+// probe` merges them into one ranked site with both ranks' reads.
+TEST_F(Injection, SynclintProbeMergesTheReportsOfTwoRanks) {
+#ifndef SYNCLINT_EXE
+  GTEST_SKIP() << "built without the synclint CLI";
+#else
+  setenv("SYNCLINT_PROBE_LIBRARY", PROBE_LIBRARY, 1);
+  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  fs::create_directories(dir_);
+  const fs::path report = dir_ / "merged.json", kept = dir_ / "kept";
+  const std::string host = std::string(FAKE_CUDA_HOST) + " " + PROBE_LIBRARY + " " + FAKE_CUPTI;
+  const std::string ranks = "RANK=0 " + host + " 40 & RANK=1 " + host + " 60; wait";
+  std::string out;
+  const bool ran = run_capture({SYNCLINT_EXE, "probe", "-o", report.string(), "--keep-dir", kept.string(), "--", "/bin/sh", "-c", ranks}, out);
+  unsetenv("SYNCLINT_PROBE_LIBRARY");
+  ASSERT_TRUE(ran) << out;
+  int per_rank = 0;
+  for (const auto& e : fs::directory_iterator(kept))
+    per_rank += e.path().filename().string().starts_with("report-rank");
+  EXPECT_EQ(per_rank, 2);
+  const ProbeReport r = read_report(report);
+  EXPECT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.run.rank, 0);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 100u);
+  EXPECT_EQ(r.syncs, 100u);
+#endif
+}
+
 TEST_F(Injection, ACuptiHeldByAnotherSubscriberGivesAReportSayingWhy) {
   setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
   setenv("FAKE_CUPTI_BUSY", "1", 1);
