@@ -38,8 +38,19 @@ class Injection : public ::testing::Test {
   }
   void TearDown() override {
     unsetenv("SYNCLINT_PROBE_DIR");
-    for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "FAKE_CUPTI_DROPPED", "SYNCLINT_PROBE_SKIP"}) unsetenv(v);
+    for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "FAKE_CUPTI_DROPPED", "SYNCLINT_PROBE_SKIP",
+                          "SYNCLINT_PROBE_LIBRARY"})
+      unsetenv(v);
     fs::remove_all(dir_);
+  }
+  // The stand-in CUPTI (fake_cupti.cpp) for the probe; it plays the CUDA runtime, so its frames are not
+  // the user's code. With `cli`, also the probe library for `synclint probe` and a folder for its output.
+  void use_stand_in_cupti(bool cli = false) {
+    setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+    setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+    if (!cli) return;
+    setenv("SYNCLINT_PROBE_LIBRARY", PROBE_LIBRARY, 1);
+    fs::create_directories(dir_);
   }
   // Runs the host; returns its pid (printed first) and whether it exited 0.
   std::string run_host(bool& ok, const char* extra = nullptr) {
@@ -97,8 +108,7 @@ TEST_F(Injection, ReportExistsWhenTheProgramIsKilled) {
 // waits for the kernel), then the debris of a callback switch: an EXIT without its ENTER, callbacks without
 // correlation data (which crashed the probe before it checked for them).
 TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
-  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
-  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);  // the stand-in plays the CUDA runtime: not user code
+  use_stand_in_cupti();
   std::string out;
   ASSERT_TRUE(run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "200"}, out)) << out;
   const std::string pid = out.substr(0, out.find('\n'));
@@ -126,8 +136,7 @@ TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
 // loop runs and a second thread launches all the while; every read is still counted. (Also run clean
 // under ThreadSanitizer and AddressSanitizer, with SYNCLINT_PROBE_REQUEST_PAST_START=0 and 1.)
 TEST_F(Injection, ASampledPlayedLoopCountsEveryReadAndScalesItsTracedOnes) {
-  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
-  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  use_stand_in_cupti();
   setenv("SYNCLINT_PROBE_SAMPLE", "0.2", 1);
   setenv("SYNCLINT_PROBE_SAMPLE_MS", "20", 1);
   std::string out;
@@ -154,15 +163,11 @@ TEST_F(Injection, SynclintProbeRanksThePlayedLoopAndTracesItsKernelsAndBubbles) 
 #ifndef SYNCLINT_EXE
   GTEST_SKIP() << "built without the synclint CLI";
 #else
-  setenv("SYNCLINT_PROBE_LIBRARY", PROBE_LIBRARY, 1);
-  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
-  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
-  fs::create_directories(dir_);
+  use_stand_in_cupti(true);
   const fs::path report = dir_ / "r.json", trace = dir_ / "t.json";
   std::string out;
   const bool ran = run_capture({SYNCLINT_EXE, "probe", "-o", report.string(), "--trace", trace.string(), "--",
                                 FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "100"}, out);
-  unsetenv("SYNCLINT_PROBE_LIBRARY");
   ASSERT_TRUE(ran) << out;
   EXPECT_NE(out.find("fake_cuda_host.cpp:"), std::string::npos) << out;  // the ranked table names the site
   const ProbeReport r = read_report(report);
@@ -190,8 +195,7 @@ TEST_F(Injection, SynclintProbeRanksThePlayedLoopAndTracesItsKernelsAndBubbles) 
 // Killed by SIGTERM mid-run (after 150 reads, GPU records dropped by CUPTI): the report is still written,
 // with every read and the dropped records counted.
 TEST_F(Injection, APlayedLoopKilledBySigtermStillReportsItsReadsAndDroppedRecords) {
-  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
-  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  use_stand_in_cupti();
   setenv("FAKE_CUPTI_DROPPED", "3", 1);
   std::string out;
   const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "150", "term"}, out);
@@ -210,8 +214,7 @@ TEST_F(Injection, APlayedLoopKilledBySigtermStillReportsItsReadsAndDroppedRecord
 // the kernel records, switched off at the end of the first 20 ms, come back on only once they have been
 // off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced.
 TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
-  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
-  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
+  use_stand_in_cupti();
   setenv("SYNCLINT_PROBE_SAMPLE", "0.01", 1);
   setenv("SYNCLINT_PROBE_SAMPLE_MS", "20", 1);
   setenv("SYNCLINT_PROBE_REQUEST_PAST_START", "1", 1);
@@ -270,16 +273,12 @@ TEST_F(Injection, SynclintProbeMergesTheReportsOfTwoRanks) {
 #ifndef SYNCLINT_EXE
   GTEST_SKIP() << "built without the synclint CLI";
 #else
-  setenv("SYNCLINT_PROBE_LIBRARY", PROBE_LIBRARY, 1);
-  setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
-  setenv("SYNCLINT_PROBE_SKIP", "+fake_cupti", 1);
-  fs::create_directories(dir_);
+  use_stand_in_cupti(true);
   const fs::path report = dir_ / "merged.json", kept = dir_ / "kept";
   const std::string host = std::string(FAKE_CUDA_HOST) + " " + PROBE_LIBRARY + " " + FAKE_CUPTI;
   const std::string ranks = "RANK=0 " + host + " 40 & RANK=1 " + host + " 60; wait";
   std::string out;
   const bool ran = run_capture({SYNCLINT_EXE, "probe", "-o", report.string(), "--keep-dir", kept.string(), "--", "/bin/sh", "-c", ranks}, out);
-  unsetenv("SYNCLINT_PROBE_LIBRARY");
   ASSERT_TRUE(ran) << out;
   int per_rank = 0;
   for (const auto& e : fs::directory_iterator(kept))
