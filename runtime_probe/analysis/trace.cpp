@@ -15,6 +15,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr const char* kTruncatedKey = "synclint_truncated_after_events";
+
 std::string basename_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -121,7 +123,7 @@ void TraceWriter::add(const EventStream& w) {
 void TraceWriter::finish() {
   if (finished_) return;
   json other = {{"synclint_origin_ns", origin_ns_}};
-  if (truncated_) other["synclint_truncated_after_events"] = events_;
+  if (truncated_) other[kTruncatedKey] = events_;
   out_ << "\n],\"otherData\":" << detail::dump_json(other) << "}\n";
   out_.flush();
   finished_ = true;
@@ -152,7 +154,7 @@ std::string merge_traces(const std::vector<std::string>& documents) {
   json truncated_pids = json::array();
   for (auto& doc : docs) {
     if (auto other = doc.find("otherData"); other != doc.end() && other->is_object()) {
-      if (auto t = other->find("synclint_truncated_after_events"); t != other->end() && t->is_number_unsigned()) {
+      if (auto t = other->find(kTruncatedKey); t != other->end() && t->is_number_unsigned()) {
         truncated_after += t->get<std::uint64_t>();
         for (const auto& e : doc["traceEvents"])
           if (e.is_object() && e.contains("pid")) {
@@ -170,11 +172,19 @@ std::string merge_traces(const std::vector<std::string>& documents) {
   }
   json other = {{"synclint_origin_ns", origin}};
   if (truncated_after > 0) {
-    other["synclint_truncated_after_events"] = truncated_after;  // summed over the truncated processes
+    other[kTruncatedKey] = truncated_after;  // summed over the truncated processes
     other["synclint_truncated_pids"] = std::move(truncated_pids);
   }
   json out = {{"displayTimeUnit", "ns"}, {"traceEvents", std::move(events)}, {"otherData", std::move(other)}};
   return detail::dump_json(out) + "\n";
+}
+
+bool trace_truncated(std::string_view document) {
+  // otherData ends a process's document (TraceWriter streams it last) and comes before traceEvents in a
+  // merged one (its keys are written in order): look at both ends, not through the events.
+  const std::size_t tail = std::min<std::size_t>(document.size(), 512);
+  return document.substr(0, 4096).find(kTruncatedKey) != std::string_view::npos ||
+         document.substr(document.size() - tail).find(kTruncatedKey) != std::string_view::npos;
 }
 
 }  // namespace synclint::probe

@@ -10,6 +10,7 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/events.h"
@@ -60,5 +61,9 @@ class TraceWriter {
 // (otherData.synclint_truncated_after_events, summed, and synclint_truncated_pids). A single document
 // is returned as it is. Throws ProbeError on an invalid document.
 std::string merge_traces(const std::vector<std::string>& documents);
+
+// Whether a trace document (one process's or a merged one) stopped at its event limit: its otherData
+// holds the truncation notice.
+bool trace_truncated(std::string_view document);
 
 }  // namespace synclint::probe

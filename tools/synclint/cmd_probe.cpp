@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -249,8 +248,7 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
     } else {
       const std::string trace = probe::merge_traces(traces);
       probe::write_text_file(a.trace, trace);
-      // The notice sits in otherData, at the end of the document.
-      if (trace.find("synclint_truncated_after_events", trace.size() - std::min<std::size_t>(trace.size(), 512)) != std::string::npos)
+      if (probe::trace_truncated(trace))
         std::cerr << "synclint probe: the trace stops at its event limit (" << probe::TraceWriter::kDefaultEventLimit
                   << " events per process, the run's first windows); the report covers the whole run\n";
     }

@@ -332,6 +332,9 @@ TEST(ProbeTrace, MergeKeepsTheTruncationNoticeOfEachProcess) {
   const json merged = json::parse(merge_traces({b.str(), a.str()}));
   EXPECT_EQ(merged["otherData"]["synclint_truncated_after_events"].get<std::uint64_t>(), after);
   EXPECT_EQ(merged["otherData"]["synclint_truncated_pids"], json::array({7}));
+  EXPECT_TRUE(trace_truncated(a.str()));
+  EXPECT_TRUE(trace_truncated(merge_traces({b.str(), a.str()})));
+  EXPECT_FALSE(trace_truncated(b.str()));
   const json whole = json::parse(merge_traces({b.str(), b.str()}));
   EXPECT_FALSE(whole["otherData"].contains("synclint_truncated_after_events"));
   EXPECT_THROW(merge_traces({"{\"traceEvents\":[ x"}), ProbeError);  // one invalid document still fails
