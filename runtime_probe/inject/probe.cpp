@@ -21,7 +21,8 @@
 //                            through the driver API). Default: driver launches and memsets only.
 //   SYNCLINT_PROBE_PYTHON_CALLS=0  do not time the Python calls that block (Python 3.12+: sys.monitoring
 //                            on the calls that made blocking calls; see PythonSites::time_calls)
-//   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit
+//   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit, each switch of sampled tracing as it happens, and
+//                            the stack of a thread that faults (SIGSEGV, SIGBUS, SIGILL)
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_RUNTIME_RECORDS=1,
 //   SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost (bench/gpu/overhead.sh); they blind the
 //                            analysis
@@ -29,6 +30,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -396,10 +398,11 @@ void fill_gpu_name(const EventStream& w) {
 
 // Flushes the activity buffers and hands everything up to a safe cut (all of it when final) to the
 // accumulator. Called by the window thread and, at the end, by the exit path.
-void cut_window(bool final, bool force_flush = false) {
+// Mid-run, the default flush only (see SampleSchedule): a forced one is for the end of the session.
+void cut_window(bool final) {
   Probe& p = *g;
   std::lock_guard lock(p.window_mu);
-  p.cupti.activity_flush_all(final || force_flush ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
   EventStream w = p.rec->take_window(cut, final);
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
@@ -489,10 +492,11 @@ void watcher_main() {
   Probe& p = *g;
   const auto window = std::chrono::milliseconds(p.rec->options().window_ns / 1'000'000);
   auto next_cut = clock::now() + window;
-  SampleSchedule schedule(p.sample, p.sample_on, clock::now());
+  const auto started = clock::now();
+  SampleSchedule schedule(p.sample, p.sample_on, started);
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
-    int r = poll(&pfd, 1, ms_until(std::min(next_cut, schedule.next_change())));
+    int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
     char c = 'T';
     if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
     if (r < 0) continue;
@@ -510,15 +514,22 @@ void watcher_main() {
       schedule.stop();
       continue;
     }
-    bool switched_off = false;
+    const double at_ms = std::chrono::duration<double, std::milli>(now - started).count();
     if (std::optional<bool> on = schedule.update(now, c == 'N')) {
+      // A stretch's records are flushed before the next stretch begins (SampleSchedule keeps them apart).
+      if (*on && schedule.take_flush(clock::time_point::max())) cut_window(false);
       // Each call carries whether it was recorded while traced, so the cut can be anywhere.
       set_traced(*on);
-      switched_off = !*on;
+      if (p.debug)  // a crash leaves no report: the switches before it are on stderr
+        std::fprintf(stderr, "synclint probe: tracing %s at %.1f ms%s\n", *on ? "on" : "off", at_ms,
+                     c == 'N' ? " (request)" : "");
     }
-    if (c == 'F' || switched_off || now >= next_cut) {
-      // The records of a stretch that just ended sit in unfinished buffers: a forced flush delivers them.
-      cut_window(false, switched_off);
+    // The records of a stretch that ended kFlushDelay ago sit in a buffer that is not full; now that the
+    // kernels launched in the stretch have had time to finish, the default flush delivers it.
+    const bool flush = schedule.take_flush(now);
+    if (flush && p.debug) std::fprintf(stderr, "synclint probe: flush of the stretch at %.1f ms\n", at_ms);
+    if (c == 'F' || flush || now >= next_cut) {
+      cut_window(false);
       next_cut = now + window;
     }
   }
@@ -561,6 +572,33 @@ void install_signal_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g->old_int);
   sigaction(SIGTERM, &sa, &g->old_term);
+}
+
+// SYNCLINT_PROBE_DEBUG: a fault prints the faulting thread's stack (module+offset; addr2line or gdb turn
+// those into lines) before the default action, since a crash leaves no report to tell where it happened.
+struct sigaction g_old_fault[3];
+constexpr int kFaultSignals[3] = {SIGSEGV, SIGBUS, SIGILL};
+
+void on_fault(int sig, siginfo_t* info, void*) {
+  char head[160];
+  int n = std::snprintf(head, sizeof head, "synclint probe: signal %d at address %p in thread %ld; stack:\n", sig,
+                        info != nullptr ? info->si_addr : nullptr, static_cast<long>(gettid()));
+  if (n > 0) (void)!write(2, head, static_cast<std::size_t>(std::min<int>(n, sizeof head - 1)));
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  for (int i = 0; i < 3; ++i)
+    if (kFaultSignals[i] == sig) sigaction(sig, &g_old_fault[i], nullptr);
+  raise(sig);  // pending until the handler returns, then the program's own handling (default: core dump)
+}
+
+void install_fault_handlers() {
+  void* warm[1];
+  backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 3; ++i) sigaction(kFaultSignals[i], &sa, &g_old_fault[i]);
 }
 
 void on_fork_child() {
@@ -727,6 +765,7 @@ int initialize() {
   std::atexit(on_exit_handler);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   install_signal_handlers();
+  if (p.debug) install_fault_handlers();
   return 1;
 }
 

@@ -30,10 +30,23 @@ std::optional<bool> SampleSchedule::update(clock::time_point now, bool request) 
     return true;
   }
   if (now < next_) return std::nullopt;
+  if (!traced_ && now < off_since_ + kMinOff) {  // a period shorter than kMinOff off: wait
+    next_ = off_since_ + kMinOff;
+    return std::nullopt;
+  }
   traced_ = !traced_;
   next_ = now + (traced_ ? on_ : off_);
-  if (!traced_) off_since_ = now;
+  if (!traced_) {
+    off_since_ = now;
+    flush_due_ = now + kFlushDelay;
+  }
   return traced_;
+}
+
+bool SampleSchedule::take_flush(clock::time_point now) {
+  if (flush_due_ == clock::time_point::max() || now < flush_due_) return false;
+  flush_due_ = clock::time_point::max();
+  return true;
 }
 
 bool SiteRequests::note(std::int32_t site, bool traced) {

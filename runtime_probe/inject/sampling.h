@@ -11,26 +11,38 @@
 namespace synclint::probe::inject {
 
 // Traced stretches of `on` making up `fraction` of the run: on, off (on * (1/fraction - 1)), on... from
-// the start; a request turns tracing on for max(`on`, kMinRequest) (or extends a traced stretch to that):
-// at once, or, when tracing went off less than kMinOff ago, once it has been off that long. Switching
-// CUPTI's launch callbacks and kernel records off (with a forced flush) and on again within about a
-// millisecond preceded crashes of a LibTorch program on the H200 (docs/probe.md, run 11); every switch
-// that ran without one came at least ~27 ms after the last.
+// the start; a request turns tracing on for max(`on`, kMinRequest) (or extends a traced stretch to that).
+//
+// The end of a stretch is where CUPTI has crashed a LibTorch program on the H200 (docs/probe.md, "A crash
+// in CUPTI"): SIGSEGV on a thread of CUPTI's own while the window thread force-flushed the activity
+// buffers after a stretch that had been switched on again mid-run (never after the first stretch), right
+// after the switch-off and, as often, 200 ms after it. A forced flush also hands back records of kernels
+// still running. CUPTI documents forced flushes for the end of a session and the default flush (buffers
+// whose records are all complete, full or not) for regular use from another thread; so mid-run the probe
+// flushes only by default: a stretch's records are flushed kFlushDelay after it ends, once the kernels
+// launched in it have had time to finish and its last buffer is complete, and tracing goes on again (by
+// the period or a request) only once it has been off for kMinOff, after that flush.
 class SampleSchedule {
  public:
   using clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kMinRequest{400};
   static constexpr std::chrono::milliseconds kMinOff{250};
+  static constexpr std::chrono::milliseconds kFlushDelay{200};
+  static_assert(kFlushDelay < kMinOff, "a stretch's records are flushed before the next stretch begins");
 
   SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start);
   bool sampled() const { return fraction_ < 1; }
   bool traced() const { return traced_; }
   // When the state changes next without a request (time_point::max() when never).
   clock::time_point next_change() const { return next_; }
+  // When the forced flush of the stretch that ended last is due (time_point::max() when none is pending).
+  clock::time_point flush_due() const { return flush_due_; }
   // Advances to `now`, with a site's request or not; returns the new state when it changed.
   std::optional<bool> update(clock::time_point now, bool request);
+  // True, once, when the forced flush of the stretch that ended last is due at `now`.
+  bool take_flush(clock::time_point now);
   // The state no longer changes (the report is written).
-  void stop() { next_ = clock::time_point::max(); }
+  void stop() { next_ = flush_due_ = clock::time_point::max(); }
 
  private:
   double fraction_;
@@ -39,17 +51,19 @@ class SampleSchedule {
   bool requested_ = false;     // a request waits for kMinOff to pass
   clock::time_point off_since_ = clock::time_point::min();
   clock::time_point next_;
+  clock::time_point flush_due_ = clock::time_point::max();
 };
 
 // Per-site bookkeeping of blocking calls while sampling: a site with fewer than kEnoughTraced traced calls
-// (never traced, or traced only in the first stretch, which holds the program's start-up) asks for a
-// traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests times. Thread-safe.
+// that count asks for a traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests
+// times. Thread-safe.
 //
 // With `past_start` (SYNCLINT_PROBE_REQUEST_PAST_START=1, experimental), only traced calls made after the
-// site's first untraced call count: its first stretch (the program's start-up, a loop's warm-up steps)
-// then never spares it a stretch in its steady state. Run 11 on the H200 measured better estimates with it
-// and crashes of a LibTorch program when it switched tracing on again within a millisecond (docs/probe.md);
-// SampleSchedule::kMinOff now keeps that from happening, which is not yet run on the GPU.
+// site's first untraced call count: a site traced only in its first stretch (the program's start-up, a
+// loop's warm-up steps, where a read's host cost hides behind the GPU) then asks for a stretch in its
+// steady state. It gave better estimates on the H200 (C++ batch-16 norms reads: 71% low without it in run
+// 10), but it gives almost every program a re-enabled stretch, and it is the end of such a stretch where
+// CUPTI crashed (SampleSchedule): it stays off by default until the flush change there is run on the GPU.
 class SiteRequests {
  public:
   static constexpr std::uint32_t kUntracedBeforeRequest = 8;

@@ -4,11 +4,11 @@
 // ended). Then the callbacks a switch of CUPTI's callbacks can leave: an EXIT whose ENTER was not seen, and
 // callbacks without correlation data. Prints its pid first.
 //
-//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS [launcher|term]
+//   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS [launcher|term|fault]
 //
 // With `launcher`, a second thread launches kernels (without GPU records) all the while, as PyTorch's
 // autograd thread does beside the Python thread. With `term`, the program is killed by SIGTERM after its
-// steps (default action), as a job scheduler would.
+// steps (default action), as a job scheduler would. With `fault`, it dies of SIGSEGV after its steps.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
     raise(SIGTERM);
     pause();  // the probe's handler writes the report, then the default action ends the process
   }
+  if (argc > 4 && std::strcmp(argv[4], "fault") == 0) raise(SIGSEGV);
   switch_debris();
   return 0;
 }

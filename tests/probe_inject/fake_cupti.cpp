@@ -3,9 +3,11 @@
 // (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
 // would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
-// line "enable|disable NS" each time the kernel records are switched (CLOCK_MONOTONIC).
+// line "enable|disable NS" each time the kernel records are switched and "flush|forced-flush NS" for each
+// flush (CLOCK_MONOTONIC).
 #include <cupti.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -111,16 +113,26 @@ CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropp
   *dropped = n != nullptr ? std::strtoull(n, nullptr, 10) : 0;
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiActivityFlushAll(uint32_t) {
+// As documented: the default flush returns only buffers whose records are all complete (here the queue is
+// one buffer: held back while a queued kernel has not ended); a forced one returns everything, a kernel
+// still running with no end time.
+CUptiResult cuptiActivityFlushAll(uint32_t flag) {
+  const bool forced = (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0;
+  log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, forced ? "forced-flush" : "flush");
+  uint64_t now = 0;
+  cuptiGetTimestamp(&now);
   std::vector<CUpti_ActivityKernel10> kernels;
   CUpti_BuffersCallbackRequestFunc request;
   CUpti_BuffersCallbackCompleteFunc complete;
   {
     std::lock_guard lock(g_mu);
-    kernels.swap(g_kernels);
+    const bool incomplete = std::any_of(g_kernels.begin(), g_kernels.end(), [&](const auto& k) { return k.end > now; });
+    if (forced || !incomplete) kernels.swap(g_kernels);
     request = g_request;
     complete = g_complete;
   }
+  for (auto& k : kernels)
+    if (k.end > now) k.end = 0;
   // Completed buffers come on a thread of CUPTI's own, as with the real library.
   CUptiResult result = CUPTI_SUCCESS;
   std::thread worker([&] {

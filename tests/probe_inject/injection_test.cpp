@@ -210,9 +210,32 @@ TEST_F(Injection, APlayedLoopKilledBySigtermStillReportsItsReadsAndDroppedRecord
   EXPECT_GE(r.dropped_activity_records, 3u);  // 3 with each completed buffer
 }
 
+// SYNCLINT_PROBE_DEBUG=1: a thread that faults prints its stack before the program's own handling (here
+// the default: death by SIGSEGV), since a crash leaves no report. Without it the probe leaves faults alone.
+TEST_F(Injection, AFaultPrintsTheStackInDebugModeOnly) {
+  use_stand_in_cupti();
+  const std::string cmd = std::string("ulimit -c 0; exec '") + FAKE_CUDA_HOST + "' '" + PROBE_LIBRARY + "' '" + FAKE_CUPTI + "' 20 fault 2>&1";
+  for (bool debug : {true, false}) {
+    if (debug) setenv("SYNCLINT_PROBE_DEBUG", "1", 1);
+    std::string out;
+    EXPECT_FALSE(run_capture({"/bin/sh", "-c", cmd}, out)) << out;
+    unsetenv("SYNCLINT_PROBE_DEBUG");
+    const auto head = out.find("synclint probe: signal 11 at address");
+    if (!debug) {
+      EXPECT_EQ(head, std::string::npos) << out;
+      continue;
+    }
+    ASSERT_NE(head, std::string::npos) << out;
+    EXPECT_NE(out.find("fake_cuda_host", head), std::string::npos) << out;  // the faulting thread's frames
+    EXPECT_NE(out.find("libsynclint_probe.so", head), std::string::npos) << out;
+  }
+}
+
 // A site traced only in the first stretch asks for another at once (SYNCLINT_PROBE_REQUEST_PAST_START=1):
 // the kernel records, switched off at the end of the first 20 ms, come back on only once they have been
-// off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced.
+// off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced. Mid-run the
+// activity buffers are flushed by default only, never forced (which is for the end of the session): each
+// stretch's SampleSchedule::kFlushDelay (200 ms) after it ends, before the next stretch begins.
 TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   use_stand_in_cupti();
   setenv("SYNCLINT_PROBE_SAMPLE", "0.01", 1);
@@ -232,11 +255,22 @@ TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   std::uint64_t ns = 0;
   while (in >> what >> ns) switches.emplace_back(what, ns);
   fs::remove(log);
-  ASSERT_GE(switches.size(), 3u);  // on at the start, off after 20 ms, on again for the request
+  ASSERT_GE(switches.size(), 4u);  // on at the start, off after 20 ms, flushed, on again for the request
   EXPECT_EQ(switches[0].first, "enable");
-  for (std::size_t i = 1; i < switches.size(); ++i) {
-    if (switches[i].first == "enable" && switches[i - 1].first == "disable") {
-      EXPECT_GE(switches[i].second - switches[i - 1].second, 245'000'000u) << "switched on again too soon";
+  EXPECT_EQ(switches.back().first, "forced-flush");  // at exit
+  std::uint64_t off = 0;
+  bool flushed = false;
+  for (std::size_t i = 1; i + 1 < switches.size(); ++i) {
+    const auto& [event, at] = switches[i];
+    EXPECT_NE(event, "forced-flush") << "a forced flush mid-run, " << (at - switches[0].second) / 1000000 << " ms in";
+    if (event == "disable") {
+      off = at;
+      flushed = false;
+    } else if (event == "flush" && off != 0 && at - off >= 195'000'000u) {
+      flushed = true;
+    } else if (event == "enable") {
+      EXPECT_GE(at - off, 245'000'000u) << "switched on again too soon";
+      EXPECT_TRUE(flushed) << "the last stretch's records are flushed before the next begins";
     }
   }
   const ProbeReport r = read_report(dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json"));

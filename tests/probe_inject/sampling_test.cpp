@@ -67,6 +67,40 @@ TEST(SampleSchedule, ARequestRightAfterTracingWentOffWaitsUntilItHasBeenOffAQuar
   EXPECT_EQ(s.update(t0 + 2500ms, true), std::optional<bool>(true));
 }
 
+// A stretch's kernel records are force-flushed only once the kernels launched in it have had time to
+// finish, and before tracing goes on again.
+TEST(SampleSchedule, AStretchIsFlushedTwoHundredMsAfterItEndsAndBeforeTheNextBegins) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.01, 1000ms, t0);
+  EXPECT_EQ(s.flush_due(), clock::time_point::max());  // nothing to flush while the first stretch runs
+  EXPECT_FALSE(s.take_flush(t0 + 500ms));
+  ASSERT_EQ(s.update(t0 + 1000ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.flush_due(), t0 + 1000ms + SampleSchedule::kFlushDelay);
+  EXPECT_FALSE(s.take_flush(t0 + 1001ms));  // not right after the switch-off
+  EXPECT_FALSE(s.take_flush(t0 + 1199ms));
+  EXPECT_TRUE(s.take_flush(t0 + 1200ms));
+  EXPECT_FALSE(s.take_flush(t0 + 1300ms));  // once
+  EXPECT_EQ(s.flush_due(), clock::time_point::max());
+  // A requested stretch ends the same way.
+  ASSERT_EQ(s.update(t0 + 2000ms, true), std::optional<bool>(true));
+  ASSERT_EQ(s.update(t0 + 3000ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.flush_due(), t0 + 3200ms);
+  s.stop();  // the final cut flushes everything
+  EXPECT_EQ(s.flush_due(), clock::time_point::max());
+}
+
+TEST(SampleSchedule, APeriodShorterThanAQuarterSecondOffWaitsForIt) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.5, 100ms, t0);  // 100 ms on, 100 ms off asked for
+  ASSERT_EQ(s.update(t0 + 100ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 200ms);
+  EXPECT_EQ(s.update(t0 + 200ms, false), std::nullopt);
+  EXPECT_EQ(s.next_change(), t0 + 100ms + SampleSchedule::kMinOff);
+  EXPECT_TRUE(s.take_flush(t0 + 300ms));
+  EXPECT_EQ(s.update(t0 + 350ms, false), std::optional<bool>(true));
+  EXPECT_EQ(s.next_change(), t0 + 450ms);
+}
+
 TEST(SampleSchedule, FullTracingAndAStoppedScheduleNeverChange) {
   const clock::time_point t0{};
   SampleSchedule full(1.0, 100ms, t0);
@@ -93,6 +127,7 @@ TEST(SiteRequests, ANeverTracedSiteAsksAfterEightUntracedCallsAtMostTwice) {
 
 TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
   SiteRequests r;
+  EXPECT_FALSE(r.note(3, false));  // traced calls count once the site has run untraced
   for (std::uint32_t call = 0; call < SiteRequests::kEnoughTraced; ++call) EXPECT_FALSE(r.note(3, true));
   for (int call = 0; call < 50; ++call) EXPECT_FALSE(r.note(3, false));
   // Sites are counted apart.
