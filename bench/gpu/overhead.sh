@@ -11,6 +11,8 @@
 #   BENCH=launch bench/gpu/overhead.sh         # launch_cost.py: us per kernel launch (host-bound, low noise)
 #   VARIANTS="unprobed default unprobed+CUDA_MODULE_LOADING=EAGER CUDA_MODULE_LOADING=EAGER" bench/gpu/overhead.sh
 #                                               # VAR=value+...: probed with that environment; unprobed+...: not probed
+#   PIN=2-5 bench/gpu/overhead.sh               # every process on the same CPUs (taskset -c): a launch-bound
+#                                               # loop then does not move between cores of unequal speed
 #
 # Output: $OUT/overhead.tsv (variant, lang, batch, round, ms/step of each rep, user s, sys s) and the
 # per-run JSON / stderr in $OUT/runs/.
@@ -75,6 +77,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
           [[ -n $train_cpp ]] || continue
           cmd=("$train_cpp" --mode none --batch "$b" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
         fi
+        [[ -n ${PIN:-} ]] && cmd=(taskset -c "$PIN" "${cmd[@]}")
         mapfile -t envs < <(variant_env "$v")
         mkdir -p "$OUT/runs/$name"
         start=$(date +%s.%N)

@@ -27,16 +27,8 @@ mkdir -p "$OUT"
 log() { echo "[$(date +%T)] $*" | tee -a "$OUT/run.log"; }
 left() { local l=$((deadline - SECONDS - 5)); ((l < 0)) && l=0; echo $((l < ${1:-120} ? l : ${1:-120})); }
 
-deps=()
-[[ -d .carry/include ]] && deps+=(-DSYNCLINT_HEADER_DEPS_DIR="$root/.carry/include")
-[[ -d .carry/node_modules ]] && deps+=(-DSYNCLINT_NODE_MODULES="$root/.carry/node_modules")
-torch_prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
-(cmake -S bench/gpu/cpp -B build-gpu-train -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$torch_prefix" &&
-  ninja -C build-gpu-train train_cpp) >"$OUT/build-train_cpp.log" 2>&1 &
-(cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYNCLINT_BUILD_TESTS=OFF "${deps[@]}" &&
-  ninja -C build-gpu synclint synclint_probe) >"$OUT/build-synclint.log" 2>&1 || { log "synclint build FAILED"; tail -30 "$OUT/build-synclint.log"; exit 1; }
-wait
-synclint="$root/build-gpu/tools/synclint/synclint"
+source bench/gpu/build_gpu.sh
+build_gpu "$OUT" || { log "synclint build FAILED"; tail -30 "$OUT/build-synclint.log"; exit 1; }
 log "built; $(git log --oneline -1 2>/dev/null)"
 
 for c in $CASES; do

@@ -2,6 +2,7 @@
 """Tables of the GPU validation from the raw outputs of bench/gpu/run_validation.sh.
 
     validate.py DIR [--markdown]
+    validate.py --repeats DIR...    (bench/gpu/repeat_probed.sh: many probed all-modes processes)
 
 DIR holds (any missing part is skipped):
   {py,cpp}-unprobed.json              step (a): every mode and batch, no probe, one process per language
@@ -9,6 +10,8 @@ DIR holds (any missing part is skipped):
   probe-{py,cpp}-probed-all-BATCH.json  step (b): the probe's report for that process
   {py,cpp}-{solo,probed}-none-BATCH-rK.json  step (c): mode none alone, unprobed / probed, round K
   {py,cpp}-probed-none-128-full.json  step (d): mode none probed with full tracing
+With --repeats, DIR holds rep-K/ folders, one probed all-modes process each ({py,cpp}-probed-all-BATCH.json,
+probe-{py,cpp}-probed-all-BATCH.json, rc.txt): each process's errors, and the medians over processes.
 
 Measured saving of a mode = its step time minus the step time of its reference mode, in the same process:
   loss     vs none     (the loss is computed anyway; only the read differs)
@@ -113,10 +116,124 @@ def rank(d):
     return [m for m, _ in sorted(d.items(), key=lambda kv: -kv[1])]
 
 
+def compare_modes(bench, rep, b):
+    """Per logging mode of one probed all-modes process at batch b: its step time, the measured saving against
+    its fair reference and against none, the per-repetition-pair differences, the predicted saving per step
+    and its error."""
+    probed = medians(bench)
+    steps_of = bench.get("total_steps", {})
+    pn_all = probe_numbers(rep, 1)
+    out = {}
+    for m in SYNC_MODES:
+        t_mode = probed.get((m, b), (None,))[0]
+        t_ref = probed.get((REFERENCE[m], b), (None,))[0]
+        t_none = probed.get(("none", b), (None,))[0]
+        fair = t_mode - t_ref if t_mode is not None and t_ref is not None else None
+        # The repetitions are interleaved: rep k of the mode ran next to rep k of its reference, so their
+        # differences show how much of the saving is the machine drifting between reps.
+        pairs = [a - r for a, r in zip(probed.get((m, b), (None, []))[1], probed.get((REFERENCE[m], b), (None, []))[1])]
+        steps = int(steps_of.get("%s/%d" % (m, b), 0)) or 1
+        mine = [s for s in pn_all["log_sites"] if ("log_" + m) in (site_fields(s)[2] or "")]
+        pn = probe_numbers(dict(rep, sites=mine), steps)
+        pred = pn["pred"] if mine else 0.0
+        out[m] = {
+            "t_mode": t_mode, "fair": fair, "pairs": pairs, "pred": pred, "pn": pn, "has_site": bool(mine),
+            "vs_none": t_mode - t_none if t_mode is not None and t_none is not None else None,
+            "err": (pred - fair) / fair if fair else None,
+            "share": fair / t_mode if fair is not None and t_mode else None,
+            "traced_calls": sum(int(s.get("traced_calls", s.get("calls", 0))) for s in mine),
+        }
+    return out
+
+
+def repeats_main(dirs):
+    """Tables over repeated probed all-modes processes (the rep-K/ folders of one or more folders)."""
+    procs = []  # (rep, lang, batch, rc, report, compare)
+    rep_dirs = []
+    for d in dirs:
+        rep_dirs += sorted(glob.glob(os.path.join(d, "rep-*")),
+                           key=lambda p: int(p.rsplit("-", 1)[1]) if p.rsplit("-", 1)[1].isdigit() else 0)
+    for rd in rep_dirs:
+        # tag.txt names the process (LANG-probed-all-BATCH) even when it left no JSON
+        tag_file = os.path.join(rd, "tag.txt")
+        tags = [open(tag_file).read().strip()] if os.path.exists(tag_file) else [
+            os.path.basename(f)[:-5] for f in glob.glob(os.path.join(rd, "*-probed-all-*.json"))
+            if not os.path.basename(f).startswith("probe-")]
+        for tag in tags:
+            lang, b = tag.split("-probed-all-")[0], int(tag.split("-probed-all-")[1])
+            rc_text = open(os.path.join(rd, "rc.txt")).read().strip() if os.path.exists(os.path.join(rd, "rc.txt")) else "?"
+            bench, rep = load(os.path.join(rd, tag + ".json")), load(os.path.join(rd, "probe-%s.json" % tag))
+            cmp = compare_modes(bench, rep, b) if bench and rep else None
+            name = os.path.basename(rd) if len(dirs) == 1 else os.path.relpath(rd, os.path.commonpath(dirs) or ".")
+            procs.append((name, lang, b, rc_text, rep, cmp))
+    if not procs:
+        print("validate: no rep-K/ folders with results in %s" % " ".join(dirs), file=sys.stderr)
+        return 1
+    out = ["### Every probed process (ms/step; measured = saving against the fair reference, same process)\n"]
+    rows = []
+    for name, lang, b, rc_text, rep, cmp in procs:
+        if cmp is None:
+            rows.append([name, lang, b, rc_text, "no report" if rep is None else "no step times"] +
+                        ["-"] * len(SYNC_MODES) + ["-"])
+            continue
+        pn = probe_numbers(rep, 1)
+        cells = ["%s / %s (%s, %d traced)" % (fmt(cmp[m]["fair"]), fmt(cmp[m]["pred"]), pct(cmp[m]["err"]), cmp[m]["traced_calls"])
+                 for m in SYNC_MODES]
+        pred_rank = rank({m: cmp[m]["pred"] for m in SYNC_MODES})
+        meas = {m: cmp[m]["fair"] for m in SYNC_MODES if cmp[m]["fair"] is not None}
+        rows.append([name, lang, b, rc_text, "%s, sampled %s" % (pn["status"], fmt(pn["sampled"], 2))] + cells +
+                     ["yes" if len(meas) == len(SYNC_MODES) and rank(meas) == pred_rank else "no"])
+    out.append(table(rows, ["process", "lang", "batch", "exit", "report"] +
+                     ["%s: measured / predicted (error)" % m for m in SYNC_MODES] + ["ranking equal"]))
+    out.append("\n### Over processes, per (language, batch, mode)\n")
+    rows, ranking_lines = [], []
+    for lang, lname in LANGS:
+        for b in sorted({p[2] for p in procs if p[1] == lang}):
+            mine = [p for p in procs if p[1] == lang and p[2] == b and p[5] is not None]
+            if not mine:
+                continue
+            med_pred = {m: statistics.median(p[5][m]["pred"] for p in mine) for m in SYNC_MODES}
+            fairs = {m: [p[5][m]["fair"] for p in mine if p[5][m]["fair"] is not None] for m in SYNC_MODES}
+            if all(fairs.values()):
+                med_meas = {m: statistics.median(v) for m, v in fairs.items()}
+                ranking_lines.append("- %s batch %d: predicted %s, measured %s: %s" % (
+                    lname, b, " > ".join(rank(med_pred)), " > ".join(rank(med_meas)),
+                    "equal" if rank(med_pred) == rank(med_meas) else "DIFFERENT"))
+            ranks = sum(1 for p in mine if len({m for m in SYNC_MODES if p[5][m]["fair"] is not None}) == len(SYNC_MODES)
+                        and rank({m: p[5][m]["fair"] for m in SYNC_MODES}) == rank({m: p[5][m]["pred"] for m in SYNC_MODES}))
+            for m in SYNC_MODES:
+                fair = [p[5][m]["fair"] for p in mine if p[5][m]["fair"] is not None]
+                pred = [p[5][m]["pred"] for p in mine]
+                share = [p[5][m]["share"] for p in mine if p[5][m]["share"] is not None]
+                scoped = [p[5][m]["err"] for p in mine if p[5][m]["err"] is not None and (p[5][m]["share"] or 0) >= MIN_SHARE]
+                mf, mp = (statistics.median(fair) if fair else None), statistics.median(pred)
+                err_med = (mp - mf) / mf if mf else None
+                rows.append([lname, b, m, len(mine), fmt(mf), "%s-%s" % (fmt(min(fair)), fmt(max(fair))) if fair else "-",
+                             pct(statistics.median(share)) if share else "-", fmt(mp),
+                             "%s-%s" % (fmt(min(pred)), fmt(max(pred))), pct(err_med),
+                             "%d of %d" % (sum(1 for e in scoped if abs(e) <= ERROR_TARGET), len(scoped)),
+                             "%d of %d" % (ranks, len(mine))])
+    out.append(table(rows, ["lang", "batch", "mode", "processes", "measured, median", "measured, range", "% of step",
+                            "predicted, median", "predicted, range", "error of the medians",
+                            "processes within ±25% (of those >= 5%)", "ranking equal"]))
+    out.append("\nRanking of the modes by the medians over processes:\n")
+    out += ranking_lines
+    bad = [p for p in procs if p[3] not in ("0", "?")]
+    out.append("\n%d processes, %d ended abnormally%s" % (len(procs), len(bad),
+               (": " + ", ".join("%s %s %d exit %s" % (p[0], p[1], p[2], p[3]) for p in bad)) if bad else ""))
+    print("\n".join(out))
+    return 0
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2
+    if argv[0] == "--repeats":
+        if len(argv) < 2 or not all(os.path.isdir(a) for a in argv[1:]):
+            print("validate: --repeats needs one or more folders", file=sys.stderr)
+            return 2
+        return repeats_main(argv[1:])
     d = argv[0]
     if not os.path.isdir(d):
         print("validate: %s is not a folder" % d, file=sys.stderr)
@@ -155,47 +272,33 @@ def main(argv):
             rep = load(os.path.join(d, "probe-%s-probed-all-%d.json" % (lang, b)))
             if not bench or not rep:
                 continue
-            probed = medians(bench)
-            steps_of = bench.get("total_steps", {})
-            meas_fair, pred_d, meas_none = {}, {}, {}
             pn_all = probe_numbers(rep, 1)
+            cmp = compare_modes(bench, rep, b)
             for m in SYNC_MODES:
-                t_mode = probed.get((m, b), (None,))[0]
-                t_ref = probed.get((REFERENCE[m], b), (None,))[0]
-                t_none = probed.get(("none", b), (None,))[0]
-                fair = t_mode - t_ref if t_mode is not None and t_ref is not None else None
-                # The repetitions are interleaved: rep k of the mode ran next to rep k of its reference, so
-                # their differences show how much of the saving is the machine drifting between reps.
-                pairs = [a - r for a, r in zip(probed.get((m, b), (None, []))[1], probed.get((REFERENCE[m], b), (None, []))[1])]
-                vs_none = t_mode - t_none if t_mode is not None and t_none is not None else None
+                c = cmp[m]
+                fair, pred, share, err = c["fair"], c["pred"], c["share"], c["err"]
                 u_mode = base.get((m, b), (None,))[0]
                 u_ref = base.get((REFERENCE[m], b), (None,))[0]
                 unprobed_fair = u_mode - u_ref if u_mode is not None and u_ref is not None else None
-                steps = int(steps_of.get("%s/%d" % (m, b), 0)) or 1
-                mine = [s for s in pn_all["log_sites"] if ("log_" + m) in (site_fields(s)[2] or "")]
-                pn = probe_numbers(dict(rep, sites=mine), steps)
-                pred = pn["pred"] if mine else 0.0
-                err = (pred - fair) / fair if fair else None
-                err_none = (pred - vs_none) / vs_none if vs_none else None
+                err_none = (pred - c["vs_none"]) / c["vs_none"] if c["vs_none"] else None
                 err_unprobed = (pred - unprobed_fair) / unprobed_fair if unprobed_fair else None
-                share = fair / t_mode if fair is not None and t_mode else None
                 in_scope = share is not None and share >= MIN_SHARE
                 ok = None
                 if in_scope and err is not None:
                     ok = abs(err) <= ERROR_TARGET
                     verdicts.append(("%s b=%d %s: predicted %s vs measured %s ms/step (%s)" %
                                      (lname, b, m, fmt(pred), fmt(fair), pct(err)), ok, "error"))
-                if fair is not None:
-                    meas_fair[m] = fair
-                pred_d[m] = pred
-                if vs_none is not None:
-                    meas_none[m] = vs_none
-                rows.append([b, m, fmt(t_mode), "%s (%s)" % (fmt(fair), REFERENCE[m]), " ".join("%.2f" % d for d in pairs) or "-",
-                             pct(share), fmt(vs_none),
-                             fmt(pred), fmt(pn["wait"]) if mine else "-", fmt(pn["blocked"]), fmt(pn["idle"]),
+                pn = c["pn"]
+                rows.append([b, m, fmt(c["t_mode"]), "%s (%s)" % (fmt(fair), REFERENCE[m]),
+                             " ".join("%.2f" % d for d in c["pairs"]) or "-",
+                             pct(share), fmt(c["vs_none"]),
+                             fmt(pred), fmt(pn["wait"]) if c["has_site"] else "-", fmt(pn["blocked"]), fmt(pn["idle"]),
                              "%.1f" % pn["calls_per_step"], pct(err), pct(err_none),
                              {None: "n/a (<5%)" if not in_scope else "-", True: "yes", False: "NO"}[ok],
                              fmt(unprobed_fair), pct(err_unprobed)])
+            meas_fair = {m: cmp[m]["fair"] for m in SYNC_MODES if cmp[m]["fair"] is not None}
+            meas_none = {m: cmp[m]["vs_none"] for m in SYNC_MODES if cmp[m]["vs_none"] is not None}
+            pred_d = {m: cmp[m]["pred"] for m in SYNC_MODES}
             sampled = pn_all["sampled"]
             out.append("%s batch %d: report status %r, %s dropped activity records, sampled fraction %s, replay error %s" %
                        (lname, b, pn_all["status"], pn_all["dropped"], fmt(sampled, 3) if sampled is not None else "-",

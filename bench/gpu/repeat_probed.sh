@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Repeated probed all-modes processes of the CNN benchmark, for what one validation run cannot tell: whether
+# a probe setting crashes now and then, and how the estimates and the measured savings vary from process to
+# process. On a GPU machine, from the repository root (after bench/gpu/prepare_carry.sh here):
+#
+#   PLAN="cpp:128 cpp:16 py:128 py:16" PROBE_ENV="SYNCLINT_PROBE_REQUEST_PAST_START=1" TIME_BUDGET_S=420 \
+#     bench/gpu/repeat_probed.sh
+#
+# Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent. Each process runs
+# `synclint probe -o ...` with PROBE_ENV (VAR=value ...) and SYNCLINT_PROBE_DEBUG=1: each switch of sampled
+# tracing, and the stack of a thread that faults, go to its log. With CORES=1, core dumps go to the work
+# folder (core_pattern is set, and put back at exit); gdb (or cuda-gdb) prints every thread's stack from each.
+# Output: $OUT/repeats.tar.gz (rep-K/ in validate.py's layout, with rc.txt, tag.txt, the log and backtraces;
+# archived after every process) and $OUT/summary.txt (validate.py --repeats).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+OUT="${OUT:-$root/bench/results/local-repeats}"
+W="${REPEATS_WORKDIR:-/tmp/synclint-gpu-repeats}"
+PLAN="${PLAN:-cpp:128 cpp:16 py:128 py:16}" CYCLES="${CYCLES:-100}"
+STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
+deadline=$((SECONDS + ${TIME_BUDGET_S:-100000}))
+mkdir -p "$OUT" "$W"
+rm -rf "${W:?}"/*
+log() { echo "[$(date +%T)] $*" | tee -a "$W/run.log"; }
+archive() { tar -czf "$OUT/repeats.tar.gz" --exclude='core.*' -C "$W" . 2>/dev/null; }
+
+{
+  date -u; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c 'import torch,sys; print("python", sys.version.split()[0], "torch", torch.__version__)'
+  git -C "$root" log --oneline -1 2>/dev/null; echo "PLAN=$PLAN PROBE_ENV=${PROBE_ENV:-}"
+} >"$W/env.txt" 2>&1
+
+# ---- builds, in parallel: synclint with the probe library, and train_cpp against the torch package's LibTorch
+source bench/gpu/build_gpu.sh
+build_gpu "$W" || { log "synclint build FAILED"; tail -20 "$W/build-synclint.log"; archive; exit 1; }
+[[ -n $train_cpp ]] || log "train_cpp build FAILED (see build-train_cpp.log)"
+log "built"
+
+# ---- core dumps of crashed processes, with CORES=1 (a disposable machine: core_pattern is system-wide; the
+# old one is put back at exit). Anonymous private memory and ELF headers only: no device mappings.
+if [[ ${CORES:-0} == 1 ]] && old_pattern="$(cat /proc/sys/kernel/core_pattern 2>/dev/null)" &&
+  echo "$W/core.%p" >/proc/sys/kernel/core_pattern 2>/dev/null; then
+  trap 'echo "$old_pattern" >/proc/sys/kernel/core_pattern' EXIT
+  ulimit -c unlimited
+  echo 0x11 >/proc/self/coredump_filter 2>/dev/null
+  log "core dumps: $W/core.PID"
+else
+  log "core dumps: off (CORES=1 and a writable core_pattern); stacks from the probe only"
+fi
+gdb_bin="$(command -v gdb || command -v cuda-gdb || true)"
+
+read -ra probe_env <<<"${PROBE_ENV:-}"
+n=0
+for ((c = 1; c <= CYCLES; c++)); do
+  for item in $PLAN; do
+    lang=${item%%:*} batch=${item#*:}
+    left=$((deadline - SECONDS))
+    ((left > 45)) || break 2
+    n=$((n + 1))
+    d="$W/rep-$n" tag="$lang-probed-all-$batch"
+    mkdir -p "$d"
+    echo "$tag" >"$d/tag.txt"
+    if [[ $lang == py ]]; then
+      exe="$(command -v python3)"
+      cmd=("$exe" bench/gpu/cnn_bench.py --mode all)
+    else
+      [[ -n $train_cpp ]] || continue
+      exe="$train_cpp"
+      cmd=("$exe" --mode all)
+    fi
+    cmd+=(--batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP" --json "$d/$tag.json")
+    t0=$SECONDS
+    env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
+      "$synclint" probe -o "$d/probe-$tag.json" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
+    rc=$?
+    echo "$rc" >"$d/rc.txt"
+    log "rep $n: $tag exit $rc, $((SECONDS - t0)) s, $(grep -c 'tracing on' "$d/probe-$tag.log") switches on"
+    if ((rc != 0)); then
+      grep -A40 'synclint probe: signal' "$d/probe-$tag.log" | head -60
+      for core in "$W"/core.*; do
+        [[ -f $core && -n $gdb_bin ]] || continue
+        timeout 120 "$gdb_bin" -q -batch -ex 'info threads' -ex 'thread apply all bt 25' "$exe" "$core" >"$d/bt-$(basename "$core").txt" 2>&1
+        grep -m1 -B2 -A25 'SIGSEGV\|signal 11\|Program terminated' "$d/bt-$(basename "$core").txt" | head -40
+        rm -f "$core"
+      done
+    fi
+    archive
+  done
+done
+
+python3 bench/gpu/validate.py --repeats "$W" >"$W/summary.txt" 2>&1 || log "validate.py --repeats FAILED"
+cp "$W/summary.txt" "$OUT/summary.txt"
+archive
+cat "$W/summary.txt"
+log "done: $n processes"
