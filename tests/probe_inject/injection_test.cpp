@@ -187,7 +187,9 @@ TEST_F(Injection, SynclintProbeRanksThePlayedLoopAndTracesItsKernelsAndBubbles) 
   }
   EXPECT_EQ(kernels, 100);
   EXPECT_EQ(reads, 100);
-  EXPECT_GE(bubbles, 99);  // after each read but the last, the GPU waited for the next launch
+  // After each read but the last the GPU waits for the next launch; a read that finds its kernel done
+  // already (the host preempted past the kernel's 300 us, as under a loaded CI machine) leaves none.
+  EXPECT_GE(bubbles, 90);
   EXPECT_TRUE(tracks.count("GPU 0 stream 7")) << doc["traceEvents"].size();
 #endif
 }
