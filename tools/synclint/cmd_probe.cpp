@@ -98,8 +98,24 @@ void forward_signal(int sig, siginfo_t* info, void*) {
   if (g_child > 0 && info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) ::kill(g_child, sig);
 }
 
-// Runs `argv` with the extra environment; returns its exit status (128+N when killed by signal N).
-int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env_set) {
+// How the probed command ended: its exit status (128+N when killed by signal N, as a shell reports it).
+struct ChildEnd {
+  int status = 0;
+  int signal = 0;  // the signal that killed it, or 0
+};
+
+// "status 3", or "signal 11 (SIGSEGV, Segmentation fault)".
+std::string describe(const ChildEnd& end) {
+  if (end.signal == 0) return "status " + std::to_string(end.status);
+  std::string s = "signal " + std::to_string(end.signal);
+  const char* abbrev = ::sigabbrev_np(end.signal);
+  const char* text = ::sigdescr_np(end.signal);
+  if (abbrev != nullptr) s += std::string(" (SIG") + abbrev + (text != nullptr ? std::string(", ") + text : "") + ")";
+  return s;
+}
+
+// Runs `argv` with the extra environment; returns how it ended.
+ChildEnd run_child(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env_set) {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry(*e);
@@ -135,9 +151,9 @@ int run_child(const std::vector<std::string>& argv, const std::vector<std::pair<
   g_child = 0;
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
+  if (WIFEXITED(status)) return {WEXITSTATUS(status), 0};
+  if (WIFSIGNALED(status)) return {128 + WTERMSIG(status), WTERMSIG(status)};
+  return {1, 0};
 }
 
 std::vector<fs::path> files_named(const fs::path& dir, const std::string& prefix) {
@@ -225,16 +241,24 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   if (!a.trace.empty()) env.emplace_back("SYNCLINT_PROBE_TRACE", "1");
   if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other && *other && library != fs::path(other))
     std::cerr << "synclint probe: replacing CUDA_INJECTION64_PATH=" << other << " for the probed command\n";
-  const int child_status = run_child(command, env);
+  const ChildEnd end = run_child(command, env);
+  const int child_status = end.status;
 
   const auto files = files_named(dir.path(), "report-");
   std::vector<ProbeReport> reports = read_reports(files);
   int result = child_status;
   if (reports.empty()) {
-    std::cerr << "synclint probe: no report was written: " << command.front()
-              << " made no CUDA calls (the driver loads the probe when a process initializes CUDA), or it was "
-                 "killed before it could write one (SIGKILL, out of memory)";
-    if (child_status != 0) std::cerr << "; it exited with status " << child_status;
+    std::cerr << "synclint probe: no report was written: " << command.front();
+    if (end.signal != 0) {
+      std::cerr << " was killed by " << describe(end) << " before it could write one";
+      if (end.signal == SIGSEGV || end.signal == SIGBUS || end.signal == SIGILL || end.signal == SIGABRT)
+        std::cerr << "; with SYNCLINT_PROBE_DEBUG=1 the probe prints the faulting thread's stack (a known crash "
+                     "inside CUPTI: docs/probe.md, \"A crash in CUPTI\")";
+    } else {
+      std::cerr << " made no CUDA calls (the driver loads the probe when a process initializes CUDA), or it ended "
+                   "before the probe could write one";
+      if (child_status != 0) std::cerr << "; it exited with status " << child_status;
+    }
     std::cerr << "\n";
     return child_status != 0 ? child_status : kExitError;
   }
@@ -257,7 +281,8 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   std::cerr << "synclint probe: report written to " << a.output
             << (a.trace.empty() ? "" : ", trace to " + a.trace) << "\n";
   if (child_status != 0)
-    std::cerr << "synclint probe: " << command.front() << " exited with status " << child_status << "\n";
+    std::cerr << "synclint probe: " << command.front() << (end.signal != 0 ? " was killed by " : " exited with ")
+              << describe(end) << "\n";
   if (result == 0 && merged.run.status.starts_with("cupti-unavailable") && merged.sites.empty()) result = kExitError;
   return result;
 }

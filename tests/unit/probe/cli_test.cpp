@@ -1,9 +1,11 @@
 // `synclint probe`, `probe merge` and `probe report` end to end, without a GPU: SYNCLINT_PROBE_LIBRARY
 // names a stand-in file and the probed command writes the per-process reports the real probe would.
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -125,6 +127,13 @@ TEST_F(ProbeCli, SaysWhyThereIsNoReport) {
   EXPECT_EQ(res.status, 2);
   EXPECT_NE(res.out.find("made no CUDA calls"), std::string::npos) << res.out;
   EXPECT_FALSE(fs::exists(dir_ / "x.json"));
+
+  // A crash: named as such, with the way to the faulting stack, and the shell's status kept.
+  res = run(synclint() + " probe -o " + (dir_ / "x.json").string() + " -- sh -c 'ulimit -c 0; kill -SEGV $$'");
+  EXPECT_EQ(res.status, 128 + SIGSEGV) << res.out;
+  EXPECT_NE(res.out.find("sh was killed by signal 11 (SIGSEGV"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("SYNCLINT_PROBE_DEBUG=1"), std::string::npos) << res.out;
+  EXPECT_EQ(res.out.find("made no CUDA calls"), std::string::npos) << res.out;
 
   const auto busy = write_report("busy.json", -1, 0,
                                  "cupti-unavailable: cuptiSubscribe failed: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
