@@ -3,9 +3,10 @@
 # header-only packages and tree-sitter sources come from .carry/ when the machine lacks them
 # (bench/gpu/prepare_carry.sh). Sets `synclint` and `train_cpp` (empty when its build failed).
 #
-#   build_gpu LOG_DIR        # logs: LOG_DIR/build-synclint.log, LOG_DIR/build-train_cpp.log
+#   build_gpu LOG_DIR [train-only]   # logs: LOG_DIR/build-synclint.log, LOG_DIR/build-train_cpp.log
+# Returns success when synclint was built (with train-only: when train_cpp was).
 build_gpu() {
-  local logs=$1 deps=() torch_prefix
+  local logs=$1 train_only=${2:-} deps=() torch_prefix
   [[ -d .carry/include ]] && deps+=(-DSYNCLINT_HEADER_DEPS_DIR="$PWD/.carry/include")
   [[ -d .carry/node_modules ]] && deps+=(-DSYNCLINT_NODE_MODULES="$PWD/.carry/node_modules")
   torch_prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
@@ -13,8 +14,10 @@ build_gpu() {
     ninja -C build-gpu-train train_cpp) >"$logs/build-train_cpp.log" 2>&1 &
   local train_pid=$!
   synclint="" train_cpp=""
-  (cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYNCLINT_BUILD_TESTS=OFF "${deps[@]}" &&
-    ninja -C build-gpu synclint synclint_probe) >"$logs/build-synclint.log" 2>&1 && synclint="$PWD/build-gpu/tools/synclint/synclint"
+  if [[ $train_only != train-only ]]; then
+    (cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYNCLINT_BUILD_TESTS=OFF "${deps[@]}" &&
+      ninja -C build-gpu synclint synclint_probe) >"$logs/build-synclint.log" 2>&1 && synclint="$PWD/build-gpu/tools/synclint/synclint"
+  fi
   wait "$train_pid" && train_cpp="$PWD/build-gpu-train/train_cpp"
-  [[ -n $synclint ]]
+  if [[ $train_only == train-only ]]; then [[ -n $train_cpp ]]; else [[ -n $synclint ]]; fi
 }

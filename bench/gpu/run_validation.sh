@@ -32,7 +32,6 @@ BATCHES=(16 128)
 RUN_TIMEOUT="${RUN_TIMEOUT:-150}"
 # Runs are skipped once TIME_BUDGET_S seconds have passed (a device call has a hard limit; what ran is kept).
 deadline=$((SECONDS + ${TIME_BUDGET_S:-100000}))
-JOBS="$(nproc)"
 mkdir -p "$OUT" "$W"
 rm -rf "${W:?}"/*
 
@@ -58,30 +57,12 @@ bench_args=(--steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
 } >"$W/env.txt" 2>&1
 log "environment: $(tr '\n' ' ' <"$W/env.txt" | cut -c1-300)"
 
-# ---- builds
-torch_prefix="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
-(
-  cmake -S bench/gpu/cpp -B build-gpu-train -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_PREFIX_PATH="$torch_prefix" && ninja -C build-gpu-train -j "$JOBS" train_cpp
-) >"$W/build-train_cpp.log" 2>&1 &
-pid_train=$!
-pid_synclint=""
+# ---- builds (bench/gpu/build_gpu.sh; train_cpp alone with --baseline-only)
+source bench/gpu/build_gpu.sh
+if ((baseline_only)); then build_gpu "$W" train-only; else build_gpu "$W"; fi
+[[ -n $train_cpp ]] && log "train_cpp built" || log "train_cpp build FAILED (see build-train_cpp.log)"
 if ((!baseline_only)); then
-  deps=()
-  [[ -d .carry/include ]] && deps+=(-DSYNCLINT_HEADER_DEPS_DIR="$root/.carry/include")
-  [[ -d .carry/node_modules ]] && deps+=(-DSYNCLINT_NODE_MODULES="$root/.carry/node_modules")
-  (
-    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSYNCLINT_BUILD_TESTS=OFF "${deps[@]}" &&
-      ninja -C build-gpu -j "$JOBS" synclint synclint_probe
-  ) >"$W/build-synclint.log" 2>&1 &
-  pid_synclint=$!
-fi
-wait "$pid_train" && log "train_cpp built" || log "train_cpp build FAILED (see build-train_cpp.log)"
-train_cpp="$root/build-gpu-train/train_cpp"
-synclint=""
-if [[ -n "$pid_synclint" ]]; then
-  if wait "$pid_synclint"; then
-    synclint="$root/build-gpu/tools/synclint/synclint"
+  if [[ -n $synclint ]]; then
     log "synclint and the probe built"
   else
     log "synclint build FAILED (see build-synclint.log)"
@@ -94,7 +75,7 @@ archive
 log "(a) unprobed, python"
 timeout 300 python3 bench/gpu/cnn_bench.py --mode all --batch "${BATCHES[@]}" "${bench_args[@]}" \
   --json "$W/py-unprobed.json" >/dev/null 2>"$W/py-unprobed.log" || log "python unprobed run FAILED"
-if [[ -x "$train_cpp" ]]; then
+if [[ -n "$train_cpp" ]]; then
   log "(a) unprobed, C++"
   batches_csv="$(IFS=,; echo "${BATCHES[*]}")"
   timeout 300 "$train_cpp" --mode all --batch "$batches_csv" "${bench_args[@]}" \
@@ -124,7 +105,7 @@ run_bench() {  # probe|plain lang modes batch reps tag [VAR=VALUE]: one process;
   echo "$((SECONDS - t0)) s wall" >"$W/time-$tag.txt"
 }
 langs=(py)
-[[ -x "$train_cpp" ]] && langs+=(cpp)
+[[ -n "$train_cpp" ]] && langs+=(cpp)
 if [[ -n "$synclint" ]]; then
   for lang in "${langs[@]}"; do
     for batch in "${BATCHES[@]}"; do
