@@ -70,6 +70,7 @@ bool load_cupti(CuptiApi& api, std::string& error) {
   bind(handle, "cuptiActivityFlushAll", api.activity_flush_all, missing);
   std::string optional;
   bind(handle, "cuptiActivityEnableLatencyTimestamps", api.enable_latency_timestamps, optional);
+  bind(handle, "cuptiActivitySetAttribute", api.activity_set_attribute, optional);
   if (!missing.empty()) {
     error = api.path + " lacks " + missing;
     return false;

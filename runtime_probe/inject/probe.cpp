@@ -14,8 +14,11 @@
 //                            and in those that recurring sites with few traced calls ask for.
 //   SYNCLINT_PROBE_SAMPLE_MS length of each traced stretch (1000 ms); the untraced rest of each period
 //                            makes up the fraction (0.01: 1 s traced in every 100 s)
-//   SYNCLINT_PROBE_REQUEST_PAST_START=1  experimental: a site's traced calls count towards sparing it a
-//                            requested stretch only once it has run untraced (see SiteRequests)
+//   SYNCLINT_PROBE_REQUEST_PAST_START=0  a site's traced calls all count towards sparing it a requested
+//                            stretch, those of the start-up too (default: only once it has run untraced;
+//                            see SiteRequests)
+//   SYNCLINT_PROBE_PER_THREAD_BUFFERS=1  CUPTI 13's per-thread activity buffers (default off: with them,
+//                            CUPTI crashed LibTorch programs on the H200; docs/probe.md, "A crash in CUPTI")
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
 //                            then not seen); =all also driver syncs and copies (custom code that syncs
 //                            through the driver API). Default: driver launches and memsets only.
@@ -696,7 +699,7 @@ int initialize() {
     else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.01");
   }
   p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 1000));
-  p.requests.set_past_start(env_flag("SYNCLINT_PROBE_REQUEST_PAST_START"));
+  p.requests.set_past_start(env_flag_default("SYNCLINT_PROBE_REQUEST_PAST_START", true));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;
@@ -721,6 +724,16 @@ int initialize() {
   p.cupti.enable_callback(1, p.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 
   std::string partial;
+  // One activity buffer queue for all threads, as before CUPTI 13: with its per-thread buffers (13's
+  // default), CUPTI crashed a LibTorch program on the H200 in 9 of 53 processes, in its own thread, while
+  // delivering the records of a stretch switched on mid-run; with one queue, in none of 22 (docs/probe.md,
+  // "A crash in CUPTI"). The attribute is set before the buffer callbacks are registered, as CUPTI requires.
+  if (!env_flag_default("SYNCLINT_PROBE_PER_THREAD_BUFFERS", false) && p.cupti.activity_set_attribute != nullptr) {
+    std::uint8_t per_thread = 0;
+    std::size_t size = sizeof per_thread;
+    if ((r = p.cupti.activity_set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread)) != CUPTI_SUCCESS)
+      report_error("per-thread activity buffers stay on: " + p.cupti.describe(r));
+  }
   if ((r = p.cupti.activity_register_callbacks(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
     partial = "activity buffers: " + p.cupti.describe(r);
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)

@@ -13,15 +13,13 @@ namespace synclint::probe::inject {
 // Traced stretches of `on` making up `fraction` of the run: on, off (on * (1/fraction - 1)), on... from
 // the start; a request turns tracing on for max(`on`, kMinRequest) (or extends a traced stretch to that).
 //
-// The end of a stretch is where CUPTI has crashed a LibTorch program on the H200 (docs/probe.md, "A crash
-// in CUPTI"): SIGSEGV on a thread of CUPTI's own while the window thread force-flushed the activity
-// buffers after a stretch that had been switched on again mid-run (never after the first stretch), right
-// after the switch-off and, as often, 200 ms after it. A forced flush also hands back records of kernels
-// still running. CUPTI documents forced flushes for the end of a session and the default flush (buffers
-// whose records are all complete, full or not) for regular use from another thread; so mid-run the probe
-// flushes only by default: a stretch's records are flushed kFlushDelay after it ends, once the kernels
-// launched in it have had time to finish and its last buffer is complete, and tracing goes on again (by
-// the period or a request) only once it has been off for kMinOff, after that flush.
+// A stretch's records are flushed kFlushDelay after it ends, once the kernels launched in it have had time
+// to finish and its last buffer is complete, by CUPTI's default flush (buffers whose records are all
+// complete, full or not), which CUPTI documents for regular use from another thread; a forced flush, which
+// also hands back kernels still running, is for the end of the session. Tracing goes on again (by the
+// period or a request) only once it has been off for kMinOff, after that flush. (The end of a stretch
+// switched on again mid-run is where CUPTI crashed LibTorch programs on the H200, with forced and default
+// flushes alike, until the probe turned CUPTI's per-thread buffers off: docs/probe.md, "A crash in CUPTI".)
 class SampleSchedule {
  public:
   using clock = std::chrono::steady_clock;
@@ -58,19 +56,19 @@ class SampleSchedule {
 // that count asks for a traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests
 // times. Thread-safe.
 //
-// With `past_start` (SYNCLINT_PROBE_REQUEST_PAST_START=1, experimental), only traced calls made after the
-// site's first untraced call count: a site traced only in its first stretch (the program's start-up, a
-// loop's warm-up steps, where a read's host cost hides behind the GPU) then asks for a stretch in its
-// steady state. It gave better estimates on the H200 (C++ batch-16 norms reads: 71% low without it in run
-// 10), but it gives almost every program a re-enabled stretch, and it is the end of such a stretch where
-// CUPTI crashed (SampleSchedule): it stays off by default until the flush change there is run on the GPU.
+// With `past_start` (the probe's default; SYNCLINT_PROBE_REQUEST_PAST_START=0 turns it off), only traced
+// calls made after the site's first untraced call count: a site traced only in its first stretch (the
+// program's start-up, a loop's warm-up steps, where a read's host cost hides behind the GPU) then asks for
+// a stretch in its steady state. It gave better estimates on the H200 (C++ batch-16 norms reads: 71% low
+// without it in run 10, 12% high with it in runs 12-14). It gives almost every program a stretch switched
+// on mid-run, where CUPTI's per-thread buffers crashed (SampleSchedule): the probe turns those off.
 class SiteRequests {
  public:
   static constexpr std::uint32_t kUntracedBeforeRequest = 8;
   static constexpr std::uint32_t kEnoughTraced = 64;
   static constexpr std::uint8_t kMaxRequests = 2;
 
-  explicit SiteRequests(bool past_start = false) : past_start_(past_start) {}
+  explicit SiteRequests(bool past_start = true) : past_start_(past_start) {}
   void set_past_start(bool on) { past_start_ = on; }
 
   // Counts a blocking call of `site`; true when it should ask for a traced stretch now.
@@ -84,6 +82,7 @@ class SiteRequests {
     std::uint8_t requests = 0;
   };
   bool past_start_;
+
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;
 };

@@ -3,8 +3,10 @@
 // (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
 // would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
-// line "enable|disable NS" each time the kernel records are switched and "flush|forced-flush NS" for each
-// flush (CLOCK_MONOTONIC).
+// line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
+// flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
+// (CLOCK_MONOTONIC); turning them off after the buffer callbacks are registered is refused, as CUPTI
+// requires.
 #include <cupti.h>
 
 #include <algorithm>
@@ -94,6 +96,15 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   std::lock_guard lock(g_mu);
   g_activities.erase(kind);
   log_switch(kind, "disable");
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t* size, void* value) {
+  if (attr != CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER || *size != sizeof(uint8_t)) return CUPTI_ERROR_INVALID_PARAMETER;
+  {
+    std::lock_guard lock(g_mu);
+    if (g_request != nullptr) return CUPTI_ERROR_INVALID_OPERATION;  // only before the buffer callbacks
+  }
+  if (*static_cast<uint8_t*>(value) == 0) log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "per-thread-buffers-off");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {

@@ -137,7 +137,7 @@ TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
 
 TEST(SiteRequests, PastStartASiteTracedOnlyInItsFirstStretchAsksOnceItRunsUntraced) {
   // 22 reads a step caught by the first stretch for hundreds of warm-up steps.
-  SiteRequests plain, past(true);
+  SiteRequests plain(false), past;  // past_start is the default
   for (int call = 0; call < 5000; ++call) EXPECT_FALSE(plain.note(9, true) || past.note(9, true));
   for (int call = 1; call < 8; ++call) EXPECT_FALSE(plain.note(9, false) || past.note(9, false));
   EXPECT_FALSE(plain.note(9, false));  // plenty traced: no request
