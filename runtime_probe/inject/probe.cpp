@@ -663,7 +663,9 @@ void set_traced(bool on) {
     }
   }
   p.rec->tracing_switched(on, now_ns());
-  if (on) p.traced.store(true);  // launches and GPU records are on again: calls are analysed
+  if (!on) return;
+  p.traced.store(true);  // launches and GPU records are on again: calls are analysed
+  p.requests.stretch_began();
 }
 
 int initialize() {

@@ -57,9 +57,12 @@ bool SiteRequests::note(std::int32_t site, bool traced) {
     return false;
   }
   s.seen_untraced = true;
+  const std::uint64_t stretches = stretches_.load(std::memory_order_relaxed);
+  if (s.requests > 0 && s.asked_at == stretches) return false;  // its last request is not served yet
   if (s.traced >= kEnoughTraced || s.requests >= kMaxRequests || ++s.untraced < kUntracedBeforeRequest) return false;
   s.untraced = 0;
   ++s.requests;
+  s.asked_at = stretches;
   return true;
 }
 

@@ -2,6 +2,7 @@
 // Plain C++ (no CUPTI), driven by the window thread and the blocking-call callbacks of probe.cpp.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -54,7 +55,9 @@ class SampleSchedule {
 
 // Per-site bookkeeping of blocking calls while sampling: a site with fewer than kEnoughTraced traced calls
 // that count asks for a traced stretch after kUntracedBeforeRequest untraced calls, at most kMaxRequests
-// times. Thread-safe.
+// times, and not again until a stretch has begun since it asked (a site reading 22 times a step would
+// otherwise spend both requests within one step, on one stretch that may come too late for it: on the
+// H200, a C++ norms loop got no traced call at all). Thread-safe.
 //
 // With `past_start` (the probe's default; SYNCLINT_PROBE_REQUEST_PAST_START=0 turns it off), only traced
 // calls made after the site's first untraced call count: a site traced only in its first stretch (the
@@ -73,6 +76,8 @@ class SiteRequests {
 
   // Counts a blocking call of `site`; true when it should ask for a traced stretch now.
   bool note(std::int32_t site, bool traced);
+  // A traced stretch has begun (the window thread, at each switch on).
+  void stretch_began() { stretches_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   struct State {
@@ -80,9 +85,10 @@ class SiteRequests {
     std::uint32_t traced = 0;    // traced calls that count (all, or those after the first untraced one)
     bool seen_untraced = false;
     std::uint8_t requests = 0;
+    std::uint64_t asked_at = 0;  // stretches begun when it last asked
   };
   bool past_start_;
-
+  std::atomic<std::uint64_t> stretches_{0};
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;
 };

@@ -121,8 +121,30 @@ TEST(SiteRequests, ANeverTracedSiteAsksAfterEightUntracedCallsAtMostTwice) {
     if (r.note(7, false)) {
       ++asked;
       EXPECT_EQ(call % 8, 0) << call;
+      r.stretch_began();  // served at once (the site did not run in it)
     }
   EXPECT_EQ(asked, 2);
+}
+
+// 22 reads a step: the first 8 untraced ones ask; the next ones wait for that stretch to begin, then count
+// afresh, so that the second request falls where the site runs after the first stretch.
+TEST(SiteRequests, ASiteAsksAgainOnlyOnceItsRequestIsServed) {
+  SiteRequests r;
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(5, false));
+  EXPECT_TRUE(r.note(5, false));
+  for (int call = 0; call < 100; ++call) EXPECT_FALSE(r.note(5, false)) << "asked twice for one stretch";
+  r.stretch_began();
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(5, false));
+  EXPECT_TRUE(r.note(5, false));  // the stretch missed it: the second request
+  r.stretch_began();
+  for (int call = 0; call < 100; ++call) EXPECT_FALSE(r.note(5, false));  // at most kMaxRequests
+  // A stretch begun for another site serves this one's pending request too.
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(6, false));
+  EXPECT_TRUE(r.note(6, false));
+  EXPECT_FALSE(r.note(6, false));
+  r.stretch_began();
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(6, false));
+  EXPECT_TRUE(r.note(6, false));
 }
 
 TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
