@@ -3,10 +3,11 @@
 # a probe setting crashes now and then, and how the estimates and the measured savings vary from process to
 # process. On a GPU machine, from the repository root (after bench/gpu/prepare_carry.sh here):
 #
-#   PLAN="cpp:128 cpp:16 py:128 py:16" PROBE_ENV="SYNCLINT_PROBE_REQUEST_PAST_START=1" TIME_BUDGET_S=420 \
-#     bench/gpu/repeat_probed.sh
+#   PLAN="cpp:128 cpp:16 py:128 py:16" TIME_BUDGET_S=420 bench/gpu/repeat_probed.sh
+#   PLAN="cpp:128" PROBE_ENV="SYNCLINT_PROBE_PER_THREAD_BUFFERS=1" REPS=1 CORES=1 bench/gpu/repeat_probed.sh
 #
-# Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent. Each process runs
+# Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent; STEPS, REPS and
+# WARMUP go to the benchmark (REPS=1: shorter processes, still past a crash early in the run). Each process runs
 # `synclint probe -o ...` with PROBE_ENV (VAR=value ...) and SYNCLINT_PROBE_DEBUG=1: each switch of sampled
 # tracing, and the stack of a thread that faults, go to its log. With CORES=1, core dumps go to the work
 # folder (core_pattern is set, and put back at exit); gdb (or cuda-gdb) prints every thread's stack from each.
