@@ -30,6 +30,7 @@ probed vs unprobed).
 """
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -114,6 +115,55 @@ def table(rows, header):
 
 def rank(d):
     return [m for m, _ in sorted(d.items(), key=lambda kv: -kv[1])]
+
+
+def sign_test_p(diffs):
+    """Exact two-sided sign test: the chance of signs at least this lopsided if each difference were as likely
+    positive as negative (zeros left out). 1.0 when there is nothing to test."""
+    pos, neg = sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)
+    n, k = pos + neg, min(pos, neg)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    return min(1.0, 2 * tail)
+
+
+def processes_needed(diffs):
+    """Rough number of processes a paired comparison would need to resolve its median difference at the 5%
+    level with 80% power: ((1.96 + 0.84) * sd / mean)^2 over the per-process differences. None when the
+    differences do not say (fewer than two, or a mean of zero)."""
+    if len(diffs) < 2 or statistics.mean(diffs) == 0:
+        return None
+    return math.ceil(((1.96 + 0.84) * statistics.stdev(diffs) / statistics.mean(diffs)) ** 2)
+
+
+def resolved_orderings(lname, b, mine):
+    """Which of the measured orderings the processes resolve (sign test over processes, 5%): each mode's saving
+    against zero, and each pair of modes against each other (the per-process difference of their savings, so
+    that the machine's speed, the same for both within a process, cancels). The ranking target can only be
+    judged on the resolved pairs: there the probe's order must agree."""
+    rows, agree, resolved = [], 0, 0
+    both = [p for p in mine if all(p[5][m]["fair"] is not None for m in SYNC_MODES)]
+    items = [(m, None) for m in SYNC_MODES] + [(a, c) for i, a in enumerate(SYNC_MODES) for c in SYNC_MODES[i + 1:]]
+    for a, c in items:
+        diffs = [p[5][a]["fair"] - (p[5][c]["fair"] if c else 0.0) for p in both]
+        preds = [p[5][a]["pred"] - (p[5][c]["pred"] if c else 0.0) for p in both]
+        if not diffs:
+            continue
+        pval, med = sign_test_p(diffs), statistics.median(diffs)
+        is_resolved = pval < 0.05 and med != 0
+        verdict = "-"
+        if c and is_resolved:
+            resolved += 1
+            same = (statistics.median(preds) > 0) == (med > 0)
+            agree += same
+            verdict = "agrees" if same else "DISAGREES"
+        need = processes_needed(diffs)
+        rows.append([lname, b, "%s - %s" % (a, c) if c else "%s - 0" % a, len(diffs), fmt(med),
+                     "%d+ / %d-" % (sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)),
+                     "%.3f" % pval, "yes" if is_resolved else "no", fmt(statistics.median(preds)),
+                     verdict if c else "-", "-" if need is None else str(need)])
+    return rows, agree, resolved
 
 
 def compare_modes(bench, rep, b):
@@ -218,6 +268,21 @@ def repeats_main(dirs):
                             "processes within ±25% (of those >= 5%)", "ranking equal"]))
     out.append("\nRanking of the modes by the medians over processes:\n")
     out += ranking_lines
+    out.append("\n### Which measured orderings the processes resolve (sign test over processes, 5%)\n")
+    rows, summary = [], []
+    for lang, lname in LANGS:
+        for b in sorted({p[2] for p in procs if p[1] == lang}):
+            mine = [p for p in procs if p[1] == lang and p[2] == b and p[5] is not None]
+            if not mine:
+                continue
+            r, agree, resolved = resolved_orderings(lname, b, mine)
+            rows += r
+            summary.append("- %s batch %d: %d of 3 pairs of modes resolved; the probe's order agrees on %d of them" %
+                           (lname, b, resolved, agree))
+    out.append(table(rows, ["lang", "batch", "measured saving", "processes", "median", "signs", "sign test p",
+                            "resolved", "predicted, median", "probe's order", "processes to resolve (approx.)"]))
+    out.append("")
+    out += summary
     bad = [p for p in procs if p[3] not in ("0", "?")]
     out.append("\n%d processes, %d ended abnormally%s" % (len(procs), len(bad),
                (": " + ", ".join("%s %s %d exit %s" % (p[0], p[1], p[2], p[3]) for p in bad)) if bad else ""))
