@@ -196,6 +196,15 @@ def compare_modes(bench, rep, b):
     return out
 
 
+def by_configuration(procs):
+    """(language name, batch, processes with results) per configuration of the repeated processes."""
+    for lang, lname in LANGS:
+        for b in sorted({p[2] for p in procs if p[1] == lang}):
+            mine = [p for p in procs if p[1] == lang and p[2] == b and p[5] is not None]
+            if mine:
+                yield lname, b, mine
+
+
 def repeats_main(dirs):
     """Tables over repeated probed all-modes processes (the rep-K/ folders of one or more folders)."""
     procs = []  # (rep, lang, batch, rc, report, compare)
@@ -237,32 +246,28 @@ def repeats_main(dirs):
                      ["%s: measured / predicted (error)" % m for m in SYNC_MODES] + ["ranking equal"]))
     out.append("\n### Over processes, per (language, batch, mode)\n")
     rows, ranking_lines = [], []
-    for lang, lname in LANGS:
-        for b in sorted({p[2] for p in procs if p[1] == lang}):
-            mine = [p for p in procs if p[1] == lang and p[2] == b and p[5] is not None]
-            if not mine:
-                continue
-            med_pred = {m: statistics.median(p[5][m]["pred"] for p in mine) for m in SYNC_MODES}
-            fairs = {m: [p[5][m]["fair"] for p in mine if p[5][m]["fair"] is not None] for m in SYNC_MODES}
-            if all(fairs.values()):
-                med_meas = {m: statistics.median(v) for m, v in fairs.items()}
-                ranking_lines.append("- %s batch %d: predicted %s, measured %s: %s" % (
-                    lname, b, " > ".join(rank(med_pred)), " > ".join(rank(med_meas)),
-                    "equal" if rank(med_pred) == rank(med_meas) else "DIFFERENT"))
-            ranks = sum(1 for p in mine if len({m for m in SYNC_MODES if p[5][m]["fair"] is not None}) == len(SYNC_MODES)
-                        and rank({m: p[5][m]["fair"] for m in SYNC_MODES}) == rank({m: p[5][m]["pred"] for m in SYNC_MODES}))
-            for m in SYNC_MODES:
-                fair = [p[5][m]["fair"] for p in mine if p[5][m]["fair"] is not None]
-                pred = [p[5][m]["pred"] for p in mine]
-                share = [p[5][m]["share"] for p in mine if p[5][m]["share"] is not None]
-                scoped = [p[5][m]["err"] for p in mine if p[5][m]["err"] is not None and (p[5][m]["share"] or 0) >= MIN_SHARE]
-                mf, mp = (statistics.median(fair) if fair else None), statistics.median(pred)
-                err_med = (mp - mf) / mf if mf else None
-                rows.append([lname, b, m, len(mine), fmt(mf), "%s-%s" % (fmt(min(fair)), fmt(max(fair))) if fair else "-",
-                             pct(statistics.median(share)) if share else "-", fmt(mp),
-                             "%s-%s" % (fmt(min(pred)), fmt(max(pred))), pct(err_med),
-                             "%d of %d" % (sum(1 for e in scoped if abs(e) <= ERROR_TARGET), len(scoped)),
-                             "%d of %d" % (ranks, len(mine))])
+    for lname, b, mine in by_configuration(procs):
+        med_pred = {m: statistics.median(p[5][m]["pred"] for p in mine) for m in SYNC_MODES}
+        fairs = {m: [p[5][m]["fair"] for p in mine if p[5][m]["fair"] is not None] for m in SYNC_MODES}
+        if all(fairs.values()):
+            med_meas = {m: statistics.median(v) for m, v in fairs.items()}
+            ranking_lines.append("- %s batch %d: predicted %s, measured %s: %s" % (
+                lname, b, " > ".join(rank(med_pred)), " > ".join(rank(med_meas)),
+                "equal" if rank(med_pred) == rank(med_meas) else "DIFFERENT"))
+        ranks = sum(1 for p in mine if len({m for m in SYNC_MODES if p[5][m]["fair"] is not None}) == len(SYNC_MODES)
+                    and rank({m: p[5][m]["fair"] for m in SYNC_MODES}) == rank({m: p[5][m]["pred"] for m in SYNC_MODES}))
+        for m in SYNC_MODES:
+            fair = [p[5][m]["fair"] for p in mine if p[5][m]["fair"] is not None]
+            pred = [p[5][m]["pred"] for p in mine]
+            share = [p[5][m]["share"] for p in mine if p[5][m]["share"] is not None]
+            scoped = [p[5][m]["err"] for p in mine if p[5][m]["err"] is not None and (p[5][m]["share"] or 0) >= MIN_SHARE]
+            mf, mp = (statistics.median(fair) if fair else None), statistics.median(pred)
+            err_med = (mp - mf) / mf if mf else None
+            rows.append([lname, b, m, len(mine), fmt(mf), "%s-%s" % (fmt(min(fair)), fmt(max(fair))) if fair else "-",
+                         pct(statistics.median(share)) if share else "-", fmt(mp),
+                         "%s-%s" % (fmt(min(pred)), fmt(max(pred))), pct(err_med),
+                         "%d of %d" % (sum(1 for e in scoped if abs(e) <= ERROR_TARGET), len(scoped)),
+                         "%d of %d" % (ranks, len(mine))])
     out.append(table(rows, ["lang", "batch", "mode", "processes", "measured, median", "measured, range", "% of step",
                             "predicted, median", "predicted, range", "error of the medians",
                             "processes within ±25% (of those >= 5%)", "ranking equal"]))
@@ -270,15 +275,11 @@ def repeats_main(dirs):
     out += ranking_lines
     out.append("\n### Which measured orderings the processes resolve (sign test over processes, 5%)\n")
     rows, summary = [], []
-    for lang, lname in LANGS:
-        for b in sorted({p[2] for p in procs if p[1] == lang}):
-            mine = [p for p in procs if p[1] == lang and p[2] == b and p[5] is not None]
-            if not mine:
-                continue
-            r, agree, resolved = resolved_orderings(lname, b, mine)
-            rows += r
-            summary.append("- %s batch %d: %d of 3 pairs of modes resolved; the probe's order agrees on %d of them" %
-                           (lname, b, resolved, agree))
+    for lname, b, mine in by_configuration(procs):
+        r, agree, resolved = resolved_orderings(lname, b, mine)
+        rows += r
+        summary.append("- %s batch %d: %d of 3 pairs of modes resolved; the probe's order agrees on %d of them" %
+                       (lname, b, resolved, agree))
     out.append(table(rows, ["lang", "batch", "measured saving", "processes", "median", "signs", "sign test p",
                             "resolved", "predicted, median", "probe's order", "processes to resolve (approx.)"]))
     out.append("")
