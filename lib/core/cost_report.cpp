@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_values.h"
+
 namespace synclint {
 namespace {
 
@@ -12,13 +14,7 @@ using nlohmann::json;
 
 template <typename T>
 T field(const json& obj, const char* key, T fallback, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw CostReportError(where + ": field \"" + key + "\" has the wrong type (" + it->type_name() + ")");
-  }
+  return json_values::member<T, CostReportError>(obj, key, std::move(fallback), where);
 }
 
 CostRun run_from(const json& j, const std::string& where) {

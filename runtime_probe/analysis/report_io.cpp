@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/json_util.h"
+#include "core/json_values.h"
 
 namespace synclint::probe {
 namespace {
@@ -24,13 +25,7 @@ ojson run_to_json(const RunInfo& r) {
 
 template <typename T>
 T field(const json& obj, const char* key, T fallback, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw ProbeError(where + ": field \"" + key + "\" has the wrong type (" + it->type_name() + ")");
-  }
+  return json_values::member<T, ProbeError>(obj, key, std::move(fallback), where);
 }
 
 RunInfo run_from_json(const json& j, const std::string& where) {

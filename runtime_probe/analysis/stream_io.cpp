@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/json_util.h"
+#include "core/json_values.h"
 
 namespace synclint::probe {
 namespace {
@@ -46,11 +47,7 @@ const json& record_field(const json& rec, std::size_t i, const std::string& wher
 
 template <typename T>
 T get_as(const json& value, const std::string& where) {
-  try {
-    return value.get<T>();
-  } catch (const json::exception& e) {
-    throw ProbeError(where + ": " + e.what());
-  }
+  return json_values::get<T, ProbeError>(value, where);
 }
 
 }  // namespace
@@ -108,16 +105,19 @@ std::string stream_to_json(const EventStream& s) {
 EventStream parse_stream(std::string_view text, std::string_view source) {
   const std::string src(source);
   json doc = detail::parse_json_document(text, src);
-  if (!doc.is_object() || doc.value("format", std::string()) != kStreamFormat)
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kStreamFormat)
     throw ProbeError(src + ": not a synclint probe stream (\"format\" must be \"" + std::string(kStreamFormat) + "\")");
-  const int version = get_as<int>(doc.value("version", json(0)), src + ": version");
+  const auto optional = [&]<typename T>(const char* key, T fallback) {
+    return json_values::member<T, ProbeError>(doc, key, fallback, src);
+  };
+  const int version = optional("version", 0);
   if (version > kStreamVersion || version < 1)
     throw ProbeError(src + ": stream version " + std::to_string(version) + " is not supported (this synclint reads up to " +
                      std::to_string(kStreamVersion) + "); use a newer synclint");
   EventStream s;
-  s.run_start_ns = get_as<std::uint64_t>(doc.value("run_start_ns", json(0)), src + ": run_start_ns");
-  s.run_end_ns = get_as<std::uint64_t>(doc.value("run_end_ns", json(0)), src + ": run_end_ns");
-  s.dropped_activity_records = get_as<std::uint64_t>(doc.value("dropped_activity_records", json(0)), src);
+  s.run_start_ns = optional("run_start_ns", std::uint64_t{0});
+  s.run_end_ns = optional("run_end_ns", std::uint64_t{0});
+  s.dropped_activity_records = optional("dropped_activity_records", std::uint64_t{0});
   const auto array_of = [&](const char* key) -> const json& {
     static const json empty = json::array();
     auto it = doc.find(key);
@@ -130,6 +130,7 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
     const std::string where = src + ": sites[" + std::to_string(i++) + "]";
     Site site;
     site.path = get_as<std::string>(record_field(rec, 0, where), where);
+    if (site.path.empty()) throw ProbeError(where + ": the path is empty");
     site.line = get_as<std::uint32_t>(record_field(rec, 1, where), where);
     site.function = get_as<std::string>(record_field(rec, 2, where), where);
     site.language = get_as<std::string>(record_field(rec, 3, where), where);

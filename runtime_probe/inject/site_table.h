@@ -8,15 +8,21 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "analysis/events.h"
 
 namespace synclint::probe::inject {
 
+// Every site has a path (reports and streams require one): a frame without a file name becomes
+// kUnknownPath.
 class SiteTable {
  public:
-  std::int32_t intern(const Site& s) {
+  static constexpr const char* kUnknownPath = "<unknown>";
+
+  std::int32_t intern(Site s) {
+    if (s.path.empty()) s.path = kUnknownPath;
     std::lock_guard lock(mu_);
     auto key = std::make_tuple(s.path, s.line, s.function, s.language);
     auto [it, inserted] = index_.try_emplace(key, static_cast<std::int32_t>(sites_.size()));
@@ -24,14 +30,16 @@ class SiteTable {
     return it->second;
   }
   // A new entry that is never merged with others (a native placeholder, rewritten later).
-  std::int32_t add_unique(const Site& s) {
+  std::int32_t add_unique(Site s) {
+    if (s.path.empty()) s.path = kUnknownPath;
     std::lock_guard lock(mu_);
-    sites_.push_back(s);
+    sites_.push_back(std::move(s));
     return static_cast<std::int32_t>(sites_.size() - 1);
   }
-  void update(std::int32_t i, const Site& s) {
+  void update(std::int32_t i, Site s) {
+    if (s.path.empty()) s.path = kUnknownPath;
     std::lock_guard lock(mu_);
-    if (i >= 0 && static_cast<std::size_t>(i) < sites_.size()) sites_[static_cast<std::size_t>(i)] = s;
+    if (i >= 0 && static_cast<std::size_t>(i) < sites_.size()) sites_[static_cast<std::size_t>(i)] = std::move(s);
   }
   std::vector<Site> snapshot() const {
     std::lock_guard lock(mu_);

@@ -206,5 +206,21 @@ TEST(Recorder, UntracedCallsAreCountedAndScaleTheTracedOnes) {
   EXPECT_NEAR(r.sites[0].gpu_idle_ms, t.gpu_idle_ms * per_blocked, 1e-9);
 }
 
+TEST(SiteTable, ASiteWithoutAFileNameGetsTheUnknownPath) {
+  // Streams and reports require a path; a frame without a file name must not make them unreadable.
+  SiteTable t;
+  const auto a = t.intern({"", 3, "f", "python"});
+  const auto b = t.add_unique({"", 0, "", "cpp"});
+  t.update(b, {"", 7, "g", "cpp"});
+  const auto c = t.intern({"/w/train.py", 3, "f", "python"});
+  const auto sites = t.snapshot();
+  ASSERT_EQ(sites.size(), 3u);
+  EXPECT_EQ(sites[static_cast<std::size_t>(a)].path, SiteTable::kUnknownPath);
+  EXPECT_EQ(sites[static_cast<std::size_t>(b)].path, SiteTable::kUnknownPath);
+  EXPECT_EQ(sites[static_cast<std::size_t>(b)].line, 7u);
+  EXPECT_EQ(sites[static_cast<std::size_t>(c)].path, "/w/train.py");
+  EXPECT_EQ(t.intern({"", 3, "f", "python"}), a);  // interned under the unknown path like any other
+}
+
 }  // namespace
 }  // namespace synclint::probe::inject
