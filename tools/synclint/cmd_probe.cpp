@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -191,6 +192,7 @@ class ProbeDir {
     if (remove_) fs::remove_all(path_, ec);
   }
   const fs::path& path() const { return path_; }
+  void keep() { remove_ = false; }  // the per-process files are all that is left of a run
 
  private:
   fs::path path_;
@@ -231,9 +233,55 @@ void print_report(const ProbeReport& report, std::size_t top) {
     std::cout << "no host-blocking CUDA call was seen: nothing to rank\n";
 }
 
+// Throws when `file` cannot be written: checked before the command runs, so that a long run does not end
+// with nowhere to put its report. The check opens the file without truncating it and removes it again
+// when it did not exist before.
+void check_writable(const std::string& file, const char* what) {
+  const bool existed = fs::exists(file);
+  {
+    std::ofstream probe_out(file, std::ios::app);
+    if (!probe_out)
+      throw std::runtime_error("probe: cannot write the " + std::string(what) + " to " + file + ": " +
+                               std::strerror(errno) + " (checked before running the command)");
+  }
+  std::error_code ec;
+  if (!existed) fs::remove(file, ec);
+}
+
+// Writes the merged report and the trace; when that fails, keeps the per-process files and says where.
+void write_outputs(const ProbeArgs& a, const ProbeReport& merged, ProbeDir& dir) {
+  try {
+    probe::write_report(merged, a.output);
+  } catch (const probe::ProbeError& e) {
+    dir.keep();
+    throw std::runtime_error(std::string(e.what()) + "; the per-process reports are kept in " + dir.path().string() +
+                             " (synclint probe merge -o FILE " + (dir.path() / "report-*.json").string() + ")");
+  }
+  if (a.trace.empty()) return;
+  std::vector<std::string> traces;
+  for (const auto& f : files_named(dir.path(), "trace-")) traces.push_back(probe::read_text_file(f));
+  if (traces.empty()) {
+    std::cerr << "synclint probe: no trace was written (no GPU activity was recorded)\n";
+    return;
+  }
+  const std::string trace = probe::merge_traces(traces);
+  try {
+    probe::write_text_file(a.trace, trace);
+  } catch (const probe::ProbeError& e) {
+    dir.keep();
+    throw std::runtime_error(std::string(e.what()) + "; the report is in " + a.output +
+                             ", the per-process traces are kept in " + dir.path().string());
+  }
+  if (probe::trace_truncated(trace))
+    std::cerr << "synclint probe: the trace stops at its event limit (" << probe::TraceWriter::kDefaultEventLimit
+              << " events per process, the run's first windows); the report covers the whole run\n";
+}
+
 int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   if (command.empty())
     throw std::runtime_error("probe: no command to run; usage: synclint probe [-o report.json] [--trace trace.json] -- CMD ARGS...");
+  check_writable(a.output, "report");
+  if (!a.trace.empty()) check_writable(a.trace, "trace");
   const fs::path library = find_probe_library();
   ProbeDir dir(a.keep_dir);
   std::vector<std::pair<std::string, std::string>> env = {{"CUDA_INJECTION64_PATH", library.string()},
@@ -263,21 +311,8 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
     return child_status != 0 ? child_status : kExitError;
   }
   const ProbeReport merged = probe::merge(reports);
-  probe::write_report(merged, a.output);
-  if (!a.trace.empty()) {
-    std::vector<std::string> traces;
-    for (const auto& f : files_named(dir.path(), "trace-")) traces.push_back(probe::read_text_file(f));
-    if (traces.empty()) {
-      std::cerr << "synclint probe: no trace was written (no GPU activity was recorded)\n";
-    } else {
-      const std::string trace = probe::merge_traces(traces);
-      probe::write_text_file(a.trace, trace);
-      if (probe::trace_truncated(trace))
-        std::cerr << "synclint probe: the trace stops at its event limit (" << probe::TraceWriter::kDefaultEventLimit
-                  << " events per process, the run's first windows); the report covers the whole run\n";
-    }
-  }
-  print_report(merged, a.top);
+  print_report(merged, a.top);  // first, so that the table is seen even if the files cannot be written
+  write_outputs(a, merged, dir);
   std::cerr << "synclint probe: report written to " << a.output
             << (a.trace.empty() ? "" : ", trace to " + a.trace) << "\n";
   if (child_status != 0)

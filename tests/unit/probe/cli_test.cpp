@@ -147,6 +147,37 @@ TEST_F(ProbeCli, SaysWhyThereIsNoReport) {
   EXPECT_NE(res.out.find("no command to run"), std::string::npos) << res.out;
 }
 
+TEST_F(ProbeCli, ChecksWhereTheReportGoesBeforeRunningAndKeepsTheMeasurementsWhenItCannotWriteThem) {
+  // Nowhere to write: said before the command runs (it would create ran.txt).
+  const fs::path ran = dir_ / "ran.txt";
+  Result res = run(synclint() + " probe -o " + (dir_ / "missing" / "r.json").string() + " -- touch " + ran.string());
+  EXPECT_EQ(res.status, 2) << res.out;
+  EXPECT_NE(res.out.find("cannot write the report to " + (dir_ / "missing" / "r.json").string()), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("checked before running the command"), std::string::npos) << res.out;
+  EXPECT_FALSE(fs::exists(ran));
+  res = run(synclint() + " probe -o " + (dir_ / "r.json").string() + " --trace " + dir_.string() + " -- touch " + ran.string());
+  EXPECT_EQ(res.status, 2) << res.out;
+  EXPECT_NE(res.out.find("cannot write the trace to"), std::string::npos) << res.out;
+  EXPECT_FALSE(fs::exists(ran));
+  EXPECT_FALSE(fs::exists(dir_ / "r.json"));  // the check leaves nothing behind
+
+  // The folder goes away while the command runs: the table is still shown, and the per-process report is
+  // kept where synclint says.
+  const auto r0 = write_report("r0.json", -1, 6);
+  fs::create_directories(dir_ / "out");
+  res = run(synclint() + " probe -o " + (dir_ / "out" / "r.json").string() + " -- sh -c 'cp " + r0.string() +
+            " \"$SYNCLINT_PROBE_DIR/report-100.json\" && rm -r " + (dir_ / "out").string() + "'");
+  EXPECT_EQ(res.status, 2) << res.out;
+  EXPECT_NE(res.out.find("train.py:42 (step) cudaStreamSynchronize"), std::string::npos) << res.out;
+  const auto at = res.out.find("the per-process reports are kept in ");
+  ASSERT_NE(at, std::string::npos) << res.out;
+  const auto start = at + std::string("the per-process reports are kept in ").size();
+  const fs::path kept = res.out.substr(start, res.out.find(' ', start) - start);
+  EXPECT_TRUE(fs::exists(kept / "report-100.json")) << res.out;
+  EXPECT_EQ(read_report(kept / "report-100.json").sites.size(), 1u);
+  fs::remove_all(kept);
+}
+
 TEST_F(ProbeCli, MergeAndReportSubcommands) {
   const auto r0 = write_report("r0.json", 0, 6), r1 = write_report("r1.json", 1, 4);
   const fs::path out = dir_ / "m.json";
