@@ -13,7 +13,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <malloc.h>
 #if SYNCLINT_HAVE_MIMALLOC
 #include <mimalloc.h>
 #endif
@@ -270,25 +269,17 @@ SourceRange SourceText::range(Node n) const {
 // ============================================================================ tree allocator
 namespace {
 // tree-sitter allocates through mimalloc while it parses: no per-block header, thread-local free lists,
-// blocks freed on any thread. Blocks allocated before the switch (by malloc) still go back to malloc.
-// Without mimalloc (a build where it is missing), malloc.
+// blocks freed on any thread. The allocator is installed while the program starts (the static initializer
+// below, before main and before any parser exists), so every block tree-sitter frees or grows came from
+// mimalloc. (Telling mimalloc's blocks from malloc's by address, mi_is_in_heap_region, fails wherever
+// mimalloc's memory lies outside its segment map: under AddressSanitizer, whose shadow takes the address
+// range mimalloc asks for, it handed mimalloc blocks to free().) Without mimalloc (a build where it is
+// missing), malloc.
 #if SYNCLINT_HAVE_MIMALLOC
-bool ours(const void* p) { return mi_is_in_heap_region(p); }
 void* raw_malloc(std::size_t size) { return mi_malloc(size); }
 void* raw_calloc(std::size_t n, std::size_t size) { return mi_calloc(n, size); }
-void raw_free(void* p) {
-  if (ours(p)) mi_free(p);
-  else std::free(p);
-}
-void* raw_realloc(void* p, std::size_t size) {
-  if (p == nullptr || ours(p)) return mi_realloc(p, size);
-  void* q = mi_malloc(size);  // a malloc block grows into a mimalloc one
-  if (q != nullptr) {
-    std::memcpy(q, p, std::min(size, malloc_usable_size(p)));
-    std::free(p);
-  }
-  return q;
-}
+void raw_free(void* p) { mi_free(p); }
+void* raw_realloc(void* p, std::size_t size) { return mi_realloc(p, size); }
 #else
 void* raw_malloc(std::size_t size) { return std::malloc(size); }
 void* raw_calloc(std::size_t n, std::size_t size) { return std::calloc(n, size); }
@@ -313,5 +304,9 @@ void use_tree_allocator() {
   static std::once_flag once;
   std::call_once(once, [] { ts_set_allocator(allocate, zeroed, resize, release); });
 }
+
+namespace {
+[[maybe_unused]] const bool tree_allocator_installed_at_start = (use_tree_allocator(), true);
+}  // namespace
 
 }  // namespace synclint::python

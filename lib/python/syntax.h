@@ -229,7 +229,8 @@ class SourceText {
 };
 
 // Makes tree-sitter allocate through mimalloc (no per-block headers, cheaper allocation and freeing than
-// malloc). Process-wide, once; safe while trees made with malloc are alive (their blocks go back to malloc).
+// malloc). Process-wide, once; done while the program starts, before any parser exists (every block
+// tree-sitter frees must come from the same allocator), so calling it again changes nothing.
 void use_tree_allocator();
 
 }  // namespace synclint::python
