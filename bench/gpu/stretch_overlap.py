@@ -18,12 +18,15 @@ them). The traced fraction of a repetition is its overlap with the stretches.
 
 Printed: per (language, batch, mode), the median traced fraction of its repetitions; the slope of step
 time on traced fraction, estimated within processes (with a mode and a repetition effect of their own,
-so that the modes' differences and a repetition slow for every mode cancel); and each fair saving (validate.py: loss vs none, norms and
+so that the modes' differences and a repetition slow for every mode cancel); what the stretches cost
+these processes (slope x mean traced fraction, as a share of mode none's step: the traced part of the
+probe's overhead, free of the differences between processes); and each fair saving (validate.py: loss vs none, norms and
 batched vs compute) as measured, as its bias (slope x the difference of traced fractions) and as
 corrected (measured minus bias), with the probe's prediction beside it.
 """
 import glob
 import os
+import random
 import re
 import statistics
 import sys
@@ -122,6 +125,19 @@ def within_slope(processes):
     return sxy / sxx if sxx > 0 else None
 
 
+def bootstrap_range(processes, rounds=1000, seed=0):
+    """95% range of within_slope over processes resampled with replacement (fixed seed: the same table each
+    time); (nan, nan) when fewer than two processes."""
+    if len(processes) < 2:
+        return float("nan"), float("nan")
+    rng = random.Random(seed)
+    slopes = sorted(s for s in (within_slope([rng.choice(processes) for _ in processes]) for _ in range(rounds))
+                    if s is not None)
+    if not slopes:
+        return float("nan"), float("nan")
+    return slopes[int(0.025 * (len(slopes) - 1))], slopes[int(0.975 * (len(slopes) - 1))]
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
@@ -157,8 +173,16 @@ def main(argv):
             mine = [p for p in procs if p[0] == lang and p[1] == b]
             frac = {m: [v[1] for p in mine for (mm, _), v in p[2].items() if mm == m] for m in validate.MODES}
             slope = within_slope([p[2] for p in mine])
+            # what the stretches cost these processes: slope x the mean traced fraction, against mode none's step
+            all_f = [v[1] for p in mine for v in p[2].values()]
+            none_ms = [v[0] for p in mine for (mm, _), v in p[2].items() if mm == "none"]
+            share = slope * statistics.mean(all_f) / statistics.median(none_ms) if slope is not None and none_ms else None
+            lo, hi = bootstrap_range([p[2] for p in mine])
+            scale = statistics.mean(all_f) / statistics.median(none_ms) if none_ms else None
             rows_f.append([lname, b, len(mine)] + ["%.2f" % statistics.median(frac[m]) if frac[m] else "-" for m in validate.MODES] +
-                          ["-" if slope is None else "%+.3f" % slope])
+                          ["-" if slope is None else "%+.3f (%+.3f to %+.3f)" % (slope, lo, hi), "%.2f" % statistics.mean(all_f),
+                           "-" if share is None else "%s (%s to %s)" % (validate.pct(share), validate.pct(lo * scale),
+                                                                         validate.pct(hi * scale))])
             for m in validate.SYNC_MODES:
                 ref = validate.REFERENCE[m]
                 meas, bias, pred, steps = [], [], [], []
@@ -186,7 +210,8 @@ def main(argv):
                                "%.3f" % mp, validate.pct((mp - mm_) / mm_ if mm_ else None),
                                validate.pct((mp - mc) / mc if mc else None), within(meas), within(corrected)])
     out.append(validate.table(rows_f, ["lang", "batch", "processes"] + ["traced, %s" % m for m in validate.MODES] +
-                              ["slope (ms/step per traced fraction)"]))
+                              ["slope (ms/step per traced fraction; 95% bootstrap range over processes)", "traced, all repetitions (mean)",
+                               "stretches' cost, % of mode none's step"]))
     out.append("")
     out.append(validate.table(rows_s, ["lang", "batch", "mode", "processes", "measured, median", "bias, median",
                                        "corrected, median", "predicted, median", "error vs measured",
