@@ -12,7 +12,7 @@
 # tracing, and the stack of a thread that faults, go to its log. With CORES=1, core dumps go to the work
 # folder (core_pattern is set, and put back at exit); gdb (or cuda-gdb) prints every thread's stack from each.
 # Output: $OUT/repeats.tar.gz (rep-K/ in validate.py's layout, with rc.txt, tag.txt, the log and backtraces;
-# archived after every process) and $OUT/summary.txt (validate.py --repeats).
+# archived after every process) and $OUT/summary.txt (validate.py --repeats, then stretch_overlap.py).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -91,6 +91,7 @@ for ((c = 1; c <= CYCLES; c++)); do
 done
 
 python3 bench/gpu/validate.py --repeats "$W" >"$W/summary.txt" 2>&1 || log "validate.py --repeats FAILED"
+{ echo; python3 bench/gpu/stretch_overlap.py "$W" 2>&1 || log "stretch_overlap.py FAILED"; } >>"$W/summary.txt"
 cp "$W/summary.txt" "$OUT/summary.txt"
 archive
 cat "$W/summary.txt"

@@ -100,39 +100,46 @@ def traced_fractions(events, steps):
     return out
 
 
-def within_slope(processes):
-    """Slope of ms/step on traced fraction with a mode effect and a repetition effect of their own in each
-    process (two-way within estimator on each process's complete mode x repetition table): the modes'
-    own differences cancel, and so does a repetition that ran slower for every mode (the first one, say,
-    when stretches crowd the start). None when no process has two repetitions."""
-    sxy = sxx = 0.0
-    for reps in processes:
-        modes = sorted({m for m, _ in reps})
-        ks = sorted({k for _, k in reps})
-        if len(ks) < 2 or len(modes) < 2 or any((m, k) not in reps for m in modes for k in ks):
-            continue
-        y = {mk: v[0] for mk, v in reps.items()}
-        f = {mk: v[1] for mk, v in reps.items()}
-        for t in (y, f):
-            grand = statistics.mean(t.values())
-            by_m = {m: statistics.mean(t[(m, k)] for k in ks) for m in modes}
-            by_k = {k: statistics.mean(t[(m, k)] for m in modes) for k in ks}
-            for m in modes:
-                for k in ks:
-                    t[(m, k)] = t[(m, k)] - by_m[m] - by_k[k] + grand
-        sxy += sum(y[mk] * f[mk] for mk in y)
-        sxx += sum(f[mk] ** 2 for mk in f)
+def within_terms(reps):
+    """One process's (sum of y*f, sum of f*f) after taking out a mode and a repetition effect of its own (two-way
+    within transformation of its complete mode x repetition table of ms/step y and traced fraction f); None
+    when the table has fewer than two repetitions or modes, or a hole."""
+    modes = sorted({m for m, _ in reps})
+    ks = sorted({k for _, k in reps})
+    if len(ks) < 2 or len(modes) < 2 or any((m, k) not in reps for m in modes for k in ks):
+        return None
+    y = {mk: v[0] for mk, v in reps.items()}
+    f = {mk: v[1] for mk, v in reps.items()}
+    for t in (y, f):
+        grand = statistics.mean(t.values())
+        by_m = {m: statistics.mean(t[(m, k)] for k in ks) for m in modes}
+        by_k = {k: statistics.mean(t[(m, k)] for m in modes) for k in ks}
+        for m in modes:
+            for k in ks:
+                t[(m, k)] = t[(m, k)] - by_m[m] - by_k[k] + grand
+    return sum(y[mk] * f[mk] for mk in y), sum(f[mk] ** 2 for mk in f)
+
+
+def slope_of(terms):
+    sxy, sxx = sum(t[0] for t in terms), sum(t[1] for t in terms)
     return sxy / sxx if sxx > 0 else None
+
+
+def within_slope(processes):
+    """Slope of ms/step on traced fraction with a mode and a repetition effect of their own in each process:
+    the modes' own differences cancel, and so does a repetition that ran slower for every mode (the first
+    one, say, when stretches crowd the start). None when no process has two repetitions."""
+    return slope_of([t for t in map(within_terms, processes) if t is not None])
 
 
 def bootstrap_range(processes, rounds=1000, seed=0):
     """95% range of within_slope over processes resampled with replacement (fixed seed: the same table each
-    time); (nan, nan) when fewer than two processes."""
-    if len(processes) < 2:
+    time); (nan, nan) when fewer than two processes have terms."""
+    terms = [t for t in map(within_terms, processes) if t is not None]
+    if len(terms) < 2:
         return float("nan"), float("nan")
     rng = random.Random(seed)
-    slopes = sorted(s for s in (within_slope([rng.choice(processes) for _ in processes]) for _ in range(rounds))
-                    if s is not None)
+    slopes = sorted(s for s in (slope_of([rng.choice(terms) for _ in terms]) for _ in range(rounds)) if s is not None)
     if not slopes:
         return float("nan"), float("nan")
     return slopes[int(0.025 * (len(slopes) - 1))], slopes[int(0.975 * (len(slopes) - 1))]
