@@ -14,6 +14,8 @@
 //                            and in those that recurring sites with few traced calls ask for.
 //   SYNCLINT_PROBE_SAMPLE_MS length of each traced stretch (1000 ms); the untraced rest of each period
 //                            makes up the fraction (0.01: 1 s traced in every 100 s)
+//   SYNCLINT_PROBE_FIRST_MS  length of the first stretch, from the probe's start (default SAMPLE_MS; at
+//                            least 1): it holds the start-up, and on a benchmark of seconds its cost shows
 //   SYNCLINT_PROBE_REQUEST_PAST_START=0  a site's traced calls all count towards sparing it a requested
 //                            stretch, those of the start-up too (default: only once it has run untraced;
 //                            see SiteRequests)
@@ -109,6 +111,7 @@ struct Probe {
   double sample = 1;         // SYNCLINT_PROBE_SAMPLE
   std::atomic<bool> traced{true};  // the current sampling window is traced
   std::chrono::milliseconds sample_on{1000};  // SYNCLINT_PROBE_SAMPLE_MS: each traced stretch
+  std::chrono::milliseconds sample_first{1000};  // SYNCLINT_PROBE_FIRST_MS: the first one (default sample_on)
   bool activity_ok = false;
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
@@ -496,7 +499,7 @@ void watcher_main() {
   const auto window = std::chrono::milliseconds(p.rec->options().window_ns / 1'000'000);
   auto next_cut = clock::now() + window;
   const auto started = clock::now();
-  SampleSchedule schedule(p.sample, p.sample_on, started);
+  SampleSchedule schedule(p.sample, p.sample_on, started, p.sample_first);
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
     int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
@@ -701,6 +704,8 @@ int initialize() {
     else report_error(std::string("SYNCLINT_PROBE_SAMPLE=") + v + " is not a fraction in (0, 1]; using 0.01");
   }
   p.sample_on = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_SAMPLE_MS", 1000));
+  p.sample_first = std::chrono::milliseconds(
+      env_number("SYNCLINT_PROBE_FIRST_MS", static_cast<std::uint64_t>(p.sample_on.count())));
   p.requests.set_past_start(env_flag_default("SYNCLINT_PROBE_REQUEST_PAST_START", true));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;

@@ -4,12 +4,13 @@
 
 namespace synclint::probe::inject {
 
-SampleSchedule::SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start)
+SampleSchedule::SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start,
+                               std::optional<std::chrono::milliseconds> first)
     : fraction_(std::clamp(fraction, 1e-6, 1.0)),
       on_(on),
       off_(std::chrono::milliseconds(
           static_cast<std::int64_t>(static_cast<double>(on.count()) * (1 / fraction_ - 1)))),
-      next_(fraction_ < 1 ? start + on : clock::time_point::max()) {}
+      next_(fraction_ < 1 ? start + first.value_or(on) : clock::time_point::max()) {}
 
 std::optional<bool> SampleSchedule::update(clock::time_point now, bool request) {
   if (!sampled() || next_ == clock::time_point::max()) return std::nullopt;

@@ -11,8 +11,8 @@
 
 namespace synclint::probe::inject {
 
-// Traced stretches of `on` making up `fraction` of the run: on, off (on * (1/fraction - 1)), on... from
-// the start; a request turns tracing on for max(`on`, kMinRequest) (or extends a traced stretch to that).
+// Traced stretches of `on` making up `fraction` of the run: on (the first may be given its own length),
+// off (on * (1/fraction - 1)), on... from the start; a request turns tracing on for max(`on`, kMinRequest) (or extends a traced stretch to that).
 //
 // A stretch's records are flushed kFlushDelay after it ends, once the kernels launched in it have had time
 // to finish and its last buffer is complete, by CUPTI's default flush (buffers whose records are all
@@ -29,7 +29,9 @@ class SampleSchedule {
   static constexpr std::chrono::milliseconds kFlushDelay{200};
   static_assert(kFlushDelay < kMinOff, "a stretch's records are flushed before the next stretch begins");
 
-  SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start);
+  // `first`: the length of the first stretch, which starts with the probe (default `on`).
+  SampleSchedule(double fraction, std::chrono::milliseconds on, clock::time_point start,
+                 std::optional<std::chrono::milliseconds> first = std::nullopt);
   bool sampled() const { return fraction_ < 1; }
   bool traced() const { return traced_; }
   // When the state changes next without a request (time_point::max() when never).

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -233,6 +234,17 @@ TEST_F(Injection, AFaultPrintsTheStackInDebugModeOnly) {
   }
 }
 
+// The stand-in CUPTI's log of what the probe switched (FAKE_CUPTI_LOG): (event, ns) in order; removes it.
+std::vector<std::pair<std::string, std::uint64_t>> read_switch_log(const fs::path& log) {
+  std::ifstream in(log);
+  std::vector<std::pair<std::string, std::uint64_t>> switches;
+  std::string what;
+  std::uint64_t ns = 0;
+  while (in >> what >> ns) switches.emplace_back(what, ns);
+  fs::remove(log);
+  return switches;
+}
+
 // A site traced only in the first stretch asks for another at once (SiteRequests' past_start, the default):
 // the kernel records, switched off at the end of the first 20 ms, come back on only once they have been
 // off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced. Mid-run the
@@ -250,12 +262,7 @@ TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   for (const char* v : {"SYNCLINT_PROBE_SAMPLE", "SYNCLINT_PROBE_SAMPLE_MS", "FAKE_CUPTI_LOG"})
     unsetenv(v);
   ASSERT_TRUE(ran) << out;
-  std::ifstream in(log);
-  std::vector<std::pair<std::string, std::uint64_t>> switches;
-  std::string what;
-  std::uint64_t ns = 0;
-  while (in >> what >> ns) switches.emplace_back(what, ns);
-  fs::remove(log);
+  auto switches = read_switch_log(log);
   // CUPTI's per-thread buffers go off first, before the buffer callbacks (the stand-in refuses it after).
   ASSERT_FALSE(switches.empty());
   EXPECT_EQ(switches[0].first, "per-thread-buffers-off");
@@ -282,6 +289,27 @@ TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   ASSERT_EQ(r.sites.size(), 1u);
   EXPECT_EQ(r.sites[0].calls, 1500u);
   EXPECT_GT(r.sites[0].traced_calls, 200u);  // more than the first 20 ms hold (~65): the request's stretch
+}
+
+// SYNCLINT_PROBE_FIRST_MS gives the first stretch, which holds the start-up, a length of its own.
+TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
+  use_stand_in_cupti();
+  const fs::path log = fs::temp_directory_path() / ("fake-cupti-first-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  setenv("SYNCLINT_PROBE_SAMPLE", "0.01", 1);
+  setenv("SYNCLINT_PROBE_FIRST_MS", "30", 1);
+  setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
+  std::string out;
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500"}, out);
+  for (const char* v : {"SYNCLINT_PROBE_SAMPLE", "SYNCLINT_PROBE_FIRST_MS", "FAKE_CUPTI_LOG"}) unsetenv(v);
+  ASSERT_TRUE(ran) << out;
+  const auto switches = read_switch_log(log);
+  const auto on = std::find_if(switches.begin(), switches.end(), [](const auto& e) { return e.first == "enable"; });
+  ASSERT_NE(on, switches.end());
+  const auto off = std::find_if(on, switches.end(), [](const auto& e) { return e.first == "disable"; });
+  ASSERT_NE(off, switches.end()) << "the first stretch never ended";
+  EXPECT_GE(off->second - on->second, 25'000'000u);
+  EXPECT_LT(off->second - on->second, 500'000'000u);  // not the 1 s of SYNCLINT_PROBE_SAMPLE_MS
 }
 
 // The same from Python (ctypes, the GIL released in the calls), ending in an uncaught exception: the

@@ -48,6 +48,19 @@ TEST(SampleSchedule, TheDefaultTracesOneSecondInAHundredAndRequestsOneStretch) {
   EXPECT_EQ(s.next_change(), t0 + 105000ms);
 }
 
+TEST(SampleSchedule, TheFirstStretchCanHaveALengthOfItsOwn) {
+  const clock::time_point t0{};
+  SampleSchedule s(0.01, 1000ms, t0, 250ms);
+  EXPECT_TRUE(s.traced());
+  EXPECT_EQ(s.next_change(), t0 + 250ms);
+  EXPECT_EQ(s.update(t0 + 250ms, false), std::optional<bool>(false));
+  EXPECT_EQ(s.next_change(), t0 + 99250ms);  // then the period as usual: 99 s off, 1 s on
+  EXPECT_EQ(s.update(t0 + 99250ms, false), std::optional<bool>(true));
+  EXPECT_EQ(s.next_change(), t0 + 100250ms);
+  // Full tracing has no first stretch to end.
+  EXPECT_EQ(SampleSchedule(1.0, 1000ms, t0, 250ms).next_change(), clock::time_point::max());
+}
+
 TEST(SampleSchedule, ARequestRightAfterTracingWentOffWaitsUntilItHasBeenOffAQuarterSecond) {
   const clock::time_point t0{};
   SampleSchedule s(0.01, 1000ms, t0);
