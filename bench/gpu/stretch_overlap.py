@@ -145,6 +145,12 @@ def bootstrap_range(processes, rounds=1000, seed=0):
     return slopes[int(0.025 * (len(slopes) - 1))], slopes[int(0.975 * (len(slopes) - 1))]
 
 
+def of_mode(reps, mode, i=1):
+    """Of one process's {(mode, rep): (ms/step, traced fraction)}: the traced fractions (i=1) or the step
+    times (i=0) of `mode`'s repetitions."""
+    return [v[i] for (m, _), v in reps.items() if m == mode]
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
@@ -178,14 +184,14 @@ def main(argv):
     for lang, lname in validate.LANGS:
         for b in sorted({p[1] for p in procs if p[0] == lang}):
             mine = [p for p in procs if p[0] == lang and p[1] == b]
-            frac = {m: [v[1] for p in mine for (mm, _), v in p[2].items() if mm == m] for m in validate.MODES}
+            frac = {m: [f for p in mine for f in of_mode(p[2], m)] for m in validate.MODES}
             slope = within_slope([p[2] for p in mine])
             # what the stretches cost these processes: slope x the mean traced fraction, against mode none's step
             all_f = [v[1] for p in mine for v in p[2].values()]
-            none_ms = [v[0] for p in mine for (mm, _), v in p[2].items() if mm == "none"]
-            share = slope * statistics.mean(all_f) / statistics.median(none_ms) if slope is not None and none_ms else None
-            lo, hi = bootstrap_range([p[2] for p in mine])
+            none_ms = [t for p in mine for t in of_mode(p[2], "none", 0)]
             scale = statistics.mean(all_f) / statistics.median(none_ms) if none_ms else None
+            share = slope * scale if slope is not None and scale is not None else None
+            lo, hi = bootstrap_range([p[2] for p in mine])
             rows_f.append([lname, b, len(mine)] + ["%.2f" % statistics.median(frac[m]) if frac[m] else "-" for m in validate.MODES] +
                           ["-" if slope is None else "%+.3f (%+.3f to %+.3f)" % (slope, lo, hi), "%.2f" % statistics.mean(all_f),
                            "-" if share is None else "%s (%s to %s)" % (validate.pct(share), validate.pct(lo * scale),
@@ -194,8 +200,7 @@ def main(argv):
                 ref = validate.REFERENCE[m]
                 meas, bias, pred, steps = [], [], [], []
                 for p in mine:
-                    fm = [v[1] for (mm, _), v in p[2].items() if mm == m]
-                    fr_ = [v[1] for (mm, _), v in p[2].items() if mm == ref]
+                    fm, fr_ = of_mode(p[2], m), of_mode(p[2], ref)
                     if p[3][m]["fair"] is None or not fm or not fr_:
                         continue
                     meas.append(p[3][m]["fair"])

@@ -22,7 +22,7 @@ class SiteTable {
   static constexpr const char* kUnknownPath = "<unknown>";
 
   std::int32_t intern(Site s) {
-    if (s.path.empty()) s.path = kUnknownPath;
+    named(s);
     std::lock_guard lock(mu_);
     auto key = std::make_tuple(s.path, s.line, s.function, s.language);
     auto [it, inserted] = index_.try_emplace(key, static_cast<std::int32_t>(sites_.size()));
@@ -31,13 +31,13 @@ class SiteTable {
   }
   // A new entry that is never merged with others (a native placeholder, rewritten later).
   std::int32_t add_unique(Site s) {
-    if (s.path.empty()) s.path = kUnknownPath;
+    named(s);
     std::lock_guard lock(mu_);
     sites_.push_back(std::move(s));
     return static_cast<std::int32_t>(sites_.size() - 1);
   }
   void update(std::int32_t i, Site s) {
-    if (s.path.empty()) s.path = kUnknownPath;
+    named(s);
     std::lock_guard lock(mu_);
     if (i >= 0 && static_cast<std::size_t>(i) < sites_.size()) sites_[static_cast<std::size_t>(i)] = std::move(s);
   }
@@ -47,6 +47,10 @@ class SiteTable {
   }
 
  private:
+  static void named(Site& s) {
+    if (s.path.empty()) s.path = kUnknownPath;
+  }
+
   mutable std::mutex mu_;
   std::vector<Site> sites_;
   std::map<std::tuple<std::string, std::uint32_t, std::string, std::string>, std::int32_t> index_;
