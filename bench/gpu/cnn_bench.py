@@ -12,12 +12,19 @@ Logging modes (what each training step does after optimizer.step()):
   batched  the 22 norms and the loss stacked into a GPU buffer; the buffer is copied to the host every
            --interval steps (one sync per interval)
   compute  reference, not a logging style: the batched mode's GPU work (22 norms, stack, buffer write)
-           without ever copying, so no sync at all. Against it, the norms and batched modes' differences
-           are the cost of their synchronizations alone (see docs/probe.md, "GPU validation").
+           without ever copying, so no sync at all. Against it, the batched mode's difference is the cost
+           of its synchronizations alone (see docs/probe.md, "GPU validation").
+  unread   reference: the norms mode without its reads (the 22 norms computed and kept until the next
+           step, never read). Against it, the norms mode's difference is the cost of its reads alone:
+           compute also stacks the norms and writes them to a buffer, host work that a launch-bound
+           step pays for.
 
 Timing: --warmup steps, then --reps repetitions of --steps timed steps each, with torch.cuda.synchronize()
 before reading the clock at the start and at the end of each repetition. With several modes in one process,
-each mode has its own model and the repetitions are interleaved (rep 0 of every mode, then rep 1, ...). The JSON output holds ms/step
+each mode has its own model and the repetitions are interleaved (rep 0 of every mode, then rep 1, ...), by
+default in an order that rotates from one repetition to the next (--order rotate: rep k starts with the k-th
+mode), so that each mode follows each other mode equally often and a slow stretch of the machine (or of a
+probe) falls on all of them alike; --order fixed keeps the modes' order. The JSON output holds ms/step
 for every (mode, batch, rep) and the median per (mode, batch).
 
 Run one configuration per process (for the probe):  cnn_bench.py --mode loss --batch 16
@@ -36,7 +43,7 @@ try:
 except ImportError:  # reported by main(), so that --help works without PyTorch
     torch = None
 
-MODES = ("none", "loss", "norms", "batched", "compute")
+MODES = ("none", "loss", "norms", "batched", "compute", "unread")
 
 
 def parse_args(argv):
@@ -47,6 +54,8 @@ def parse_args(argv):
     ap.add_argument("--warmup", type=int, default=50, help="untimed steps before the first repetition")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--interval", type=int, default=50, help="copy interval of the batched mode")
+    ap.add_argument("--order", choices=("rotate", "fixed"), default="rotate",
+                    help="order of the modes within each repetition (default: rotate by one each repetition)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write the results here (they are always printed as JSON too)")
     args = ap.parse_args(argv)
@@ -82,6 +91,11 @@ def log_norms(model, sink):
     sink.append([p.grad.norm().item() for p in model.parameters()])
 
 
+def keep_norms(model):
+    """The norms mode without its reads: the 22 norms, kept (until the next step) instead of read."""
+    return [p.grad.norm() for p in model.parameters()]
+
+
 def stats_on_gpu(model, loss, buf, step, interval):
     buf[step % interval] = torch.stack([p.grad.norm() for p in model.parameters()] + [loss.detach()])
 
@@ -109,6 +123,7 @@ class Config:
         self.labels = torch.randint(0, 10, (self.nbatches, batch), device=dev)
         self.buf = torch.zeros(args.interval, nparams + 1, device=dev)
         self.sink = []
+        self.kept = []
         self.step = 0
 
     def train_step(self):
@@ -127,6 +142,8 @@ class Config:
             log_batched(model, loss, self.buf, self.step, self.interval, self.sink)
         elif mode == "compute":
             stats_on_gpu(model, loss, self.buf, self.step, self.interval)
+        elif mode == "unread":
+            self.kept = keep_norms(model)
         self.step += 1
         if len(self.sink) > 1000:
             self.sink.clear()
@@ -141,6 +158,12 @@ class Config:
         return (time.perf_counter() - t0) * 1e3 / steps
 
 
+def rotated(items, rep, order):
+    """The order of the modes in repetition `rep`: rotated by one each repetition, or fixed."""
+    k = rep % len(items) if order == "rotate" else 0
+    return items[k:] + items[:k]
+
+
 def run_batch(batch, args):
     """All modes of one batch size. The repetitions are interleaved (rep 0 of every mode, then rep 1...)
     so that slow drifts of the machine spread over all modes instead of favouring one."""
@@ -150,7 +173,7 @@ def run_batch(batch, args):
             c.train_step()
     results = []
     for rep in range(args.reps):
-        for c in configs:
+        for c in rotated(configs, rep, args.order):
             ms = c.timed(args.steps)
             results.append({"lang": "python", "mode": c.mode, "batch": batch, "rep": rep, "ms_per_step": ms})
             print("python mode=%-8s batch=%-4d rep=%d  %.3f ms/step" % (c.mode, batch, rep, ms),
@@ -179,7 +202,8 @@ def main(argv=None):
         "torch": torch.__version__,
         "python": platform.python_version(),
         "pid": os.getpid(),
-        "config": {"steps": args.steps, "warmup": args.warmup, "reps": args.reps, "interval": args.interval},
+        "config": {"steps": args.steps, "warmup": args.warmup, "reps": args.reps, "interval": args.interval,
+                   "order": args.order},
         "total_steps": total_steps,  # steps run per configuration, warm-up included (all calls a probe sees)
         "results": results,
         "median_ms_per_step": {k: statistics.median(v) for k, v in medians.items()},

@@ -5,9 +5,13 @@
 #
 #   PLAN="cpp:128 cpp:16 py:128 py:16" TIME_BUDGET_S=420 bench/gpu/repeat_probed.sh
 #   PLAN="cpp:128" PROBE_ENV="SYNCLINT_PROBE_PER_THREAD_BUFFERS=1" REPS=1 CORES=1 bench/gpu/repeat_probed.sh
+#   PLAN="py:16 cpp:16" UNPROBED=1 STEPS=100 REPS=15 bench/gpu/repeat_probed.sh   # the measured ranking too
 #
 # Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent; STEPS, REPS and
-# WARMUP go to the benchmark (REPS=1: shorter processes, still past a crash early in the run). Each process runs
+# WARMUP go to the benchmark (REPS=1: shorter processes, still past a crash early in the run; many short
+# repetitions, e.g. STEPS=100 REPS=15, pair the modes closer in time). With UNPROBED=1 each probed process
+# has an unprobed twin (LANG-unprobed-all-BATCH, run first in odd cycles and second in even ones): the
+# savings measured without the probe, which the estimates are compared with. Each probed process runs
 # `synclint probe -o ...` with PROBE_ENV (VAR=value ...) and SYNCLINT_PROBE_DEBUG=1: each switch of sampled
 # tracing, and the stack of a thread that faults, go to its log. With CORES=1, core dumps go to the work
 # folder (core_pattern is set, and put back at exit); gdb (or cuda-gdb) prints every thread's stack from each.
@@ -51,6 +55,23 @@ else
 fi
 gdb_bin="$(command -v gdb || command -v cuda-gdb || true)"
 
+# run_unprobed LANG BATCH: the same benchmark command (bench_cmd) without the probe, in a rep-K/ of its own;
+# fails when the time budget is spent
+run_unprobed() {
+  local left=$((deadline - SECONDS)) d tag rc t0
+  ((left > 45)) || return 1
+  n=$((n + 1))
+  d="$W/rep-$n" tag="$1-unprobed-all-$2"
+  mkdir -p "$d"
+  echo "$tag" >"$d/tag.txt"
+  t0=$SECONDS
+  timeout $((left < 150 ? left - 5 : 150)) "${bench_cmd[@]}" --json "$d/$tag.json" >"$d/$tag.log" 2>&1
+  rc=$?
+  echo "$rc" >"$d/rc.txt"
+  log "rep $n: $tag exit $rc, $((SECONDS - t0)) s"
+  archive
+}
+
 read -ra probe_env <<<"${PROBE_ENV:-}"
 n=0
 for ((c = 1; c <= CYCLES; c++)); do
@@ -58,19 +79,23 @@ for ((c = 1; c <= CYCLES; c++)); do
     lang=${item%%:*} batch=${item#*:}
     left=$((deadline - SECONDS))
     ((left > 45)) || break 2
+    if [[ $lang == py ]]; then
+      exe="$(command -v python3)"
+      bench_cmd=("$exe" bench/gpu/cnn_bench.py --mode all)
+    else
+      [[ -n $train_cpp ]] || continue
+      exe="$train_cpp"
+      bench_cmd=("$exe" --mode all)
+    fi
+    bench_cmd+=(--batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
+    ((${UNPROBED:-0} == 1 && c % 2 == 1)) && { run_unprobed "$lang" "$batch" || break 2; }
+    left=$((deadline - SECONDS))
+    ((left > 45)) || break 2
     n=$((n + 1))
     d="$W/rep-$n" tag="$lang-probed-all-$batch"
     mkdir -p "$d"
     echo "$tag" >"$d/tag.txt"
-    if [[ $lang == py ]]; then
-      exe="$(command -v python3)"
-      cmd=("$exe" bench/gpu/cnn_bench.py --mode all)
-    else
-      [[ -n $train_cpp ]] || continue
-      exe="$train_cpp"
-      cmd=("$exe" --mode all)
-    fi
-    cmd+=(--batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP" --json "$d/$tag.json")
+    cmd=("${bench_cmd[@]}" --json "$d/$tag.json")
     t0=$SECONDS
     env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
       "$synclint" probe -o "$d/probe-$tag.json" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
@@ -87,6 +112,7 @@ for ((c = 1; c <= CYCLES; c++)); do
       done
     fi
     archive
+    ((${UNPROBED:-0} == 1 && c % 2 == 0)) && { run_unprobed "$lang" "$batch" || break 2; }
   done
 done
 

@@ -20,7 +20,7 @@ Printed: per (language, batch, mode), the median traced fraction of its repetiti
 time on traced fraction, estimated within processes (with a mode and a repetition effect of their own,
 so that the modes' differences and a repetition slow for every mode cancel); what the stretches cost
 these processes (slope x mean traced fraction, as a share of mode none's step: the traced part of the
-probe's overhead, free of the differences between processes); and each fair saving (validate.py: loss vs none, norms and
+probe's overhead, free of the differences between processes); and each fair saving (validate.py: loss vs none, norms vs unread (vs compute before that mode),
 batched vs compute) as measured, as its bias (slope x the difference of traced fractions) and as
 corrected (measured minus bias), with the probe's prediction beside it.
 """
@@ -197,9 +197,9 @@ def main(argv):
                            "-" if share is None else "%s (%s to %s)" % (validate.pct(share), validate.pct(lo * scale),
                                                                          validate.pct(hi * scale))])
             for m in validate.SYNC_MODES:
-                ref = validate.REFERENCE[m]
                 meas, bias, pred, steps = [], [], [], []
                 for p in mine:
+                    ref = validate.reference(m, {(k[0], b) for k in p[2]}, b)
                     fm, fr_ = of_mode(p[2], m), of_mode(p[2], ref)
                     if p[3][m]["fair"] is None or not fm or not fr_:
                         continue

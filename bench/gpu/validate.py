@@ -11,11 +11,16 @@ DIR holds (any missing part is skipped):
   {py,cpp}-{solo,probed}-none-BATCH-rK.json  step (c): mode none alone, unprobed / probed, round K
   {py,cpp}-probed-none-128-full.json  step (d): mode none probed with full tracing
 With --repeats, DIR holds rep-K/ folders, one probed all-modes process each ({py,cpp}-probed-all-BATCH.json,
-probe-{py,cpp}-probed-all-BATCH.json, rc.txt): each process's errors, and the medians over processes.
+probe-{py,cpp}-probed-all-BATCH.json, rc.txt): each process's errors, and the medians over processes; and
+unprobed twins ({py,cpp}-unprobed-all-BATCH.json, repeat_probed.sh UNPROBED=1): the savings measured without
+the probe, their ranking and the estimates against them. Within a process, repetition k of every mode makes
+a round (the modes ran one after another, in a rotating order): the savings of one round are compared
+with each other as well as the processes' medians.
 
 Measured saving of a mode = its step time minus the step time of its reference mode, in the same process:
   loss     vs none     (the loss is computed anyway; only the read differs)
-  norms    vs compute  (compute does the same 22 norms on the GPU and never reads them)
+  norms    vs unread   (unread computes the same 22 norms on the GPU and keeps them, never read; results from
+                        before that mode use compute, which also stacks the norms into a buffer)
   batched  vs compute  (the same GPU work; only the copy every 50 steps differs)
 and, for the record, every mode vs none (that difference also holds the cost of computing the norms,
 which the probe does not predict: it predicts the saving from removing the waits, not the work).
@@ -36,9 +41,17 @@ import statistics
 import sys
 
 LANGS = (("py", "Python"), ("cpp", "C++"))
-MODES = ("none", "loss", "norms", "batched", "compute")
+MODES = ("none", "loss", "norms", "batched", "compute", "unread")
 SYNC_MODES = ("loss", "norms", "batched")
-REFERENCE = {"loss": "none", "norms": "compute", "batched": "compute"}
+REFERENCE = {"loss": "none", "norms": "unread", "batched": "compute"}
+OLD_REFERENCE = {"norms": "compute"}  # results from before the unread mode (2026-12-01 06:30)
+
+
+def reference(m, per, b):
+    """The fair reference of mode m at batch b in results `per` ({(mode, batch): ...}): unread for norms, or
+    compute where the results predate the unread mode."""
+    ref = REFERENCE[m]
+    return ref if (ref, b) in per or m not in OLD_REFERENCE else OLD_REFERENCE[m]
 ERROR_TARGET = 0.25
 MIN_SHARE = 0.05
 OVERHEAD_TARGET = 0.03
@@ -128,8 +141,12 @@ def sign_test_p(diffs):
     return min(1.0, 2 * tail)
 
 
+ORDERING_HEADER = ["lang", "batch", "measured saving", "over", "median", "signs", "sign test p", "resolved",
+                   "predicted, median", "probe's order", "samples to resolve (approx.)"]
+
+
 def processes_needed(diffs):
-    """Rough number of processes a paired comparison would need to resolve its median difference at the 5%
+    """Rough number of processes (or rounds) a paired comparison would need to resolve its median difference at the 5%
     level with 80% power: ((1.96 + 0.84) * sd / mean)^2 over the per-process differences. None when the
     differences do not say (fewer than two, or a mean of zero)."""
     if len(diffs) < 2 or statistics.mean(diffs) == 0:
@@ -138,32 +155,117 @@ def processes_needed(diffs):
 
 
 def resolved_orderings(lname, b, mine):
-    """Which of the measured orderings the processes resolve (sign test over processes, 5%): each mode's saving
-    against zero, and each pair of modes against each other (the per-process difference of their savings, so
-    that the machine's speed, the same for both within a process, cancels). The ranking target can only be
-    judged on the resolved pairs: there the probe's order must agree."""
+    """Which of the measured orderings the probed processes resolve, over processes and over rounds: each
+    mode's saving against zero, and each pair of modes against each other (the per-process or per-round
+    difference of their savings, so that the machine's speed, the same for both, cancels). The ranking
+    target can only be judged on the resolved pairs: there the probe's order must agree. Returns (rows,
+    summary lines)."""
+    pred = {m: statistics.median(p[5][m]["pred"] for p in mine) for m in SYNC_MODES}
+    return orderings_over(lname, b, [{m: p[5][m]["fair"] for m in SYNC_MODES} for p in mine],
+                          [r for p in mine for r in p[5]["rounds"]], pred)
+
+
+def orderings_over(lname, b, per_proc, rounds, pred):
+    """ordering_rows over processes and over rounds: (rows, summary lines)."""
+    rows, lines = [], []
+    for samples, unit in ((per_proc, "processes"), (rounds, "rounds")):
+        r, resolved, agree = ordering_rows(lname, b, samples, pred, unit)
+        rows += r
+        lines.append("- %s batch %d, over %s: %d of 3 pairs of modes resolved; the probe's order agrees on %d of "
+                     "them" % (lname, b, unit, resolved, agree))
+    return rows, lines
+
+
+def round_savings(bench, b):
+    """[{mode: saving against its fair reference}] per round (repetition k of every mode) of one process."""
+    per = medians(bench)
+    refs = {m: reference(m, per, b) for m in SYNC_MODES}
+    reps = [len(per.get((m, b), (None, []))[1]) for m in set(SYNC_MODES) | set(refs.values())]
+    if min(reps) == 0:
+        return []
+    return [{m: per[(m, b)][1][k] - per[(refs[m], b)][1][k] for m in SYNC_MODES} for k in range(min(reps))]
+
+
+def fair_savings(bench, b):
+    """{mode: median step time minus its reference's} of one process, or None where a mode is missing."""
+    per = medians(bench)
+    return {m: per[(m, b)][0] - per[(reference(m, per, b), b)][0]
+            if (m, b) in per and (reference(m, per, b), b) in per else None for m in SYNC_MODES}
+
+
+def ordering_rows(lname, b, samples, pred, unit):
+    """Sign tests of each saving against zero and of each pair of modes against each other, over `samples`
+    ([{mode: saving}] per process or per round); `pred` is the probe's median prediction per mode. Returns
+    (table rows, pairs resolved, pairs where the probe's order agrees)."""
     rows, agree, resolved = [], 0, 0
-    both = [p for p in mine if all(p[5][m]["fair"] is not None for m in SYNC_MODES)]
     items = [(m, None) for m in SYNC_MODES] + [(a, c) for i, a in enumerate(SYNC_MODES) for c in SYNC_MODES[i + 1:]]
     for a, c in items:
-        diffs = [p[5][a]["fair"] - (p[5][c]["fair"] if c else 0.0) for p in both]
-        preds = [p[5][a]["pred"] - (p[5][c]["pred"] if c else 0.0) for p in both]
+        diffs = [s[a] - (s[c] if c else 0.0) for s in samples if s[a] is not None and (c is None or s[c] is not None)]
         if not diffs:
             continue
         pval, med = sign_test_p(diffs), statistics.median(diffs)
         is_resolved = pval < 0.05 and med != 0
+        p = pred[a] - (pred[c] if c else 0.0)
         verdict = "-"
         if c and is_resolved:
             resolved += 1
-            same = (statistics.median(preds) > 0) == (med > 0)
-            agree += same
-            verdict = "agrees" if same else "DISAGREES"
+            agree += (p > 0) == (med > 0)
+            verdict = "agrees" if (p > 0) == (med > 0) else "DISAGREES"
         need = processes_needed(diffs)
-        rows.append([lname, b, "%s - %s" % (a, c) if c else "%s - 0" % a, len(diffs), fmt(med),
+        rows.append([lname, b, "%s - %s" % (a, c) if c else "%s - 0" % a, "%d %s" % (len(diffs), unit), fmt(med),
                      "%d+ / %d-" % (sum(1 for d in diffs if d > 0), sum(1 for d in diffs if d < 0)),
-                     "%.3f" % pval, "yes" if is_resolved else "no", fmt(statistics.median(preds)),
-                     verdict if c else "-", "-" if need is None else str(need)])
-    return rows, agree, resolved
+                     "%.3f" % pval, "yes" if is_resolved else "no", fmt(p), verdict if c else "-",
+                     "-" if need is None or is_resolved else str(need)])
+    return rows, resolved, agree
+
+
+def unprobed_section(unprobed, procs):
+    """What the unprobed twins measured: per configuration, each mode's saving (median over processes, and
+    over all rounds), the probe's median estimate from the probed processes against it, the ranking by
+    both, and the orderings the unprobed processes and rounds resolve."""
+    out = ["\n### Without the probe: the measured savings and the estimates against them\n"]
+    rows, order_rows, lines = [], [], []
+    for lang, lname in LANGS:
+        for b in sorted({u[2] for u in unprobed if u[1] == lang}):
+            benches = [u[4] for u in unprobed if u[1] == lang and u[2] == b and u[4]]
+            probed = [p for p in procs if p[1] == lang and p[2] == b and p[5] is not None]
+            if not benches:
+                continue
+            per_proc = [fair_savings(x, b) for x in benches]
+            rounds = [r for x in benches for r in round_savings(x, b)]
+            none = [medians(x).get(("none", b), (None,))[0] for x in benches]
+            none = statistics.median([t for t in none if t is not None]) if any(t is not None for t in none) else None
+            pred = {m: statistics.median(p[5][m]["pred"] for p in probed) if probed else None for m in SYNC_MODES}
+            meas = {}
+            for m in SYNC_MODES:
+                vals = [s[m] for s in per_proc if s[m] is not None]
+                by_round = [r[m] for r in rounds]
+                mm = statistics.median(vals) if vals else None
+                meas[m] = mm
+                share = mm / (none + mm) if mm is not None and none else None
+                err = (pred[m] - mm) / mm if pred[m] is not None and mm else None
+                judged = share is not None and share >= MIN_SHARE and err is not None
+                rows.append([lname, b, m, len(vals), fmt(mm), "%s-%s" % (fmt(min(vals)), fmt(max(vals))) if vals else "-",
+                             "%s (%d)" % (fmt(statistics.median(by_round)), len(by_round)) if by_round else "-",
+                             pct(share), "%s (%d)" % (fmt(pred[m]), len(probed)) if probed else "-", pct(err),
+                             ("yes" if abs(err) <= ERROR_TARGET else "NO") if judged else "n/a (< 5%)"])
+            if probed and all(v is not None for v in meas.values()):
+                lines.append("- %s batch %d: predicted %s, measured without the probe %s: %s" % (
+                    lname, b, " > ".join(rank(pred)), " > ".join(rank(meas)),
+                    "equal" if rank(pred) == rank(meas) else "DIFFERENT"))
+            if probed:
+                r, summary = orderings_over(lname, b, per_proc, rounds, pred)
+                order_rows += r
+                lines += summary
+    out.append(table(rows, ["lang", "batch", "mode", "processes", "measured, median", "measured, range",
+                            "measured, median of rounds (rounds)", "% of step", "predicted, median (probed processes)",
+                            "error of the medians", "within ±25% (where >= 5%)"]))
+    out.append("\nRanking and resolved orderings (sign test at 5%; rounds pair the modes of one repetition, "
+               "so the machine's speed cancels, but rounds of one process are not independent of each other):\n")
+    out += lines
+    out.append("")
+    out.append(table(order_rows, ORDERING_HEADER))
+    return out
 
 
 def compare_modes(bench, rep, b):
@@ -176,12 +278,13 @@ def compare_modes(bench, rep, b):
     out = {}
     for m in SYNC_MODES:
         t_mode = probed.get((m, b), (None,))[0]
-        t_ref = probed.get((REFERENCE[m], b), (None,))[0]
+        ref = reference(m, probed, b)
+        t_ref = probed.get((ref, b), (None,))[0]
         t_none = probed.get(("none", b), (None,))[0]
         fair = t_mode - t_ref if t_mode is not None and t_ref is not None else None
         # The repetitions are interleaved: rep k of the mode ran next to rep k of its reference, so their
         # differences show how much of the saving is the machine drifting between reps.
-        pairs = [a - r for a, r in zip(probed.get((m, b), (None, []))[1], probed.get((REFERENCE[m], b), (None, []))[1])]
+        pairs = [a - r for a, r in zip(probed.get((m, b), (None, []))[1], probed.get((ref, b), (None, []))[1])]
         steps = int(steps_of.get("%s/%d" % (m, b), 0)) or 1
         mine = [s for s in pn_all["log_sites"] if ("log_" + m) in (site_fields(s)[2] or "")]
         pn = probe_numbers(dict(rep, sites=mine), steps)
@@ -193,6 +296,7 @@ def compare_modes(bench, rep, b):
             "share": fair / t_mode if fair is not None and t_mode else None,
             "traced_calls": sum(int(s.get("traced_calls", s.get("calls", 0))) for s in mine),
         }
+    out["rounds"] = round_savings(bench, b)
     return out
 
 
@@ -208,6 +312,7 @@ def by_configuration(procs):
 def repeats_main(dirs):
     """Tables over repeated probed all-modes processes (the rep-K/ folders of one or more folders)."""
     procs = []  # (rep, lang, batch, rc, report, compare)
+    unprobed = []  # (rep, lang, batch, rc, benchmark JSON)
     rep_dirs = []
     for d in dirs:
         rep_dirs += sorted(glob.glob(os.path.join(d, "rep-*")),
@@ -219,11 +324,16 @@ def repeats_main(dirs):
             os.path.basename(f)[:-5] for f in glob.glob(os.path.join(rd, "*-probed-all-*.json"))
             if not os.path.basename(f).startswith("probe-")]
         for tag in tags:
-            lang, b = tag.split("-probed-all-")[0], int(tag.split("-probed-all-")[1])
+            kind = "-unprobed-all-" if "-unprobed-all-" in tag else "-probed-all-"
+            lang, b = tag.split(kind)[0], int(tag.split(kind)[1])
             rc_text = open(os.path.join(rd, "rc.txt")).read().strip() if os.path.exists(os.path.join(rd, "rc.txt")) else "?"
-            bench, rep = load(os.path.join(rd, tag + ".json")), load(os.path.join(rd, "probe-%s.json" % tag))
-            cmp = compare_modes(bench, rep, b) if bench and rep else None
+            bench = load(os.path.join(rd, tag + ".json"))
             name = os.path.basename(rd) if len(dirs) == 1 else os.path.relpath(rd, os.path.commonpath(dirs) or ".")
+            if kind == "-unprobed-all-":
+                unprobed.append((name, lang, b, rc_text, bench))
+                continue
+            rep = load(os.path.join(rd, "probe-%s.json" % tag))
+            cmp = compare_modes(bench, rep, b) if bench and rep else None
             procs.append((name, lang, b, rc_text, rep, cmp))
     if not procs:
         print("validate: no rep-K/ folders with results in %s" % " ".join(dirs), file=sys.stderr)
@@ -273,20 +383,22 @@ def repeats_main(dirs):
                             "processes within ±25% (of those >= 5%)", "ranking equal"]))
     out.append("\nRanking of the modes by the medians over processes:\n")
     out += ranking_lines
-    out.append("\n### Which measured orderings the processes resolve (sign test over processes, 5%)\n")
+    out.append("\n### Which measured orderings the probed processes resolve (sign test at 5%, over processes and "
+               "over rounds)\n")
     rows, summary = [], []
     for lname, b, mine in by_configuration(procs):
-        r, agree, resolved = resolved_orderings(lname, b, mine)
+        r, lines = resolved_orderings(lname, b, mine)
         rows += r
-        summary.append("- %s batch %d: %d of 3 pairs of modes resolved; the probe's order agrees on %d of them" %
-                       (lname, b, resolved, agree))
-    out.append(table(rows, ["lang", "batch", "measured saving", "processes", "median", "signs", "sign test p",
-                            "resolved", "predicted, median", "probe's order", "processes to resolve (approx.)"]))
+        summary += lines
+    out.append(table(rows, ORDERING_HEADER))
     out.append("")
     out += summary
-    bad = [p for p in procs if p[3] not in ("0", "?")]
-    out.append("\n%d processes, %d ended abnormally%s" % (len(procs), len(bad),
-               (": " + ", ".join("%s %s %d exit %s" % (p[0], p[1], p[2], p[3]) for p in bad)) if bad else ""))
+    if unprobed:
+        out += unprobed_section(unprobed, procs)
+    bad = [p for p in procs + unprobed if p[3] not in ("0", "?")]
+    out.append("\n%d probed processes, %d unprobed, %d ended abnormally%s" % (
+        len(procs), len(unprobed), len(bad),
+        (": " + ", ".join("%s %s %d exit %s" % (p[0], p[1], p[2], p[3]) for p in bad)) if bad else ""))
     print("\n".join(out))
     return 0
 
@@ -344,7 +456,7 @@ def main(argv):
                 c = cmp[m]
                 fair, pred, share, err = c["fair"], c["pred"], c["share"], c["err"]
                 u_mode = base.get((m, b), (None,))[0]
-                u_ref = base.get((REFERENCE[m], b), (None,))[0]
+                u_ref = base.get((reference(m, base, b), b), (None,))[0]
                 unprobed_fair = u_mode - u_ref if u_mode is not None and u_ref is not None else None
                 err_none = (pred - c["vs_none"]) / c["vs_none"] if c["vs_none"] else None
                 err_unprobed = (pred - unprobed_fair) / unprobed_fair if unprobed_fair else None
@@ -355,7 +467,7 @@ def main(argv):
                     verdicts.append(("%s b=%d %s: predicted %s vs measured %s ms/step (%s)" %
                                      (lname, b, m, fmt(pred), fmt(fair), pct(err)), ok, "error"))
                 pn = c["pn"]
-                rows.append([b, m, fmt(c["t_mode"]), "%s (%s)" % (fmt(fair), REFERENCE[m]),
+                rows.append([b, m, fmt(c["t_mode"]), "%s (%s)" % (fmt(fair), reference(m, medians(bench), b)),
                              " ".join("%.2f" % d for d in c["pairs"]) or "-",
                              pct(share), fmt(c["vs_none"]),
                              fmt(pred), fmt(pn["wait"]) if c["has_site"] else "-", fmt(pn["blocked"]), fmt(pn["idle"]),

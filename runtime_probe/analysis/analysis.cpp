@@ -199,7 +199,8 @@ void Accumulator::consume(EventStream&& chunk) {
   if (!std::is_sorted(st.gpu.begin() + static_cast<std::ptrdiff_t>(gpu_before ? gpu_before - 1 : 0), st.gpu.end(), by_start))
     std::stable_sort(st.gpu.begin(), st.gpu.end(), by_start);
   // Python calls that made blocking calls: the host time inside them but outside their CUDA calls is
-  // marked on those calls (a removed read takes it along). Only calls not analysed yet can be marked.
+  // marked on those calls (a removed read takes it along), less the probe's own time after each CUDA call
+  // (the program does not spend it unprobed). Only calls not analysed yet can be marked.
   for (const PythonCall& pc : chunk.python_calls) {
     if (pc.end_ns < pc.start_ns) continue;
     auto it = std::lower_bound(st.host.begin(), st.host.end(), pc.start_ns,
@@ -209,10 +210,10 @@ void Accumulator::consume(EventStream&& chunk) {
     for (; it != st.host.end() && it->start_ns < pc.end_ns; ++it) {
       if (it->thread != pc.thread || it->end_ns > pc.end_ns) continue;
       it->py_before_ns = it->start_ns - std::min(it->start_ns, previous_end);
-      previous_end = std::max(previous_end, it->end_ns);
+      previous_end = std::max(previous_end, it->end_ns + it->probe_ns);
       last = &*it;
     }
-    if (last != nullptr) last->py_after_ns = pc.end_ns - last->end_ns;
+    if (last != nullptr) last->py_after_ns = pc.end_ns - std::min(pc.end_ns, last->end_ns + last->probe_ns);
   }
   st.analyse_ready(false);
 }

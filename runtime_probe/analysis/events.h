@@ -41,6 +41,10 @@ struct HostCall {
   // call before this CUDA call (since the call's start or the previous CUDA call inside it), and after it
   // (until the Python call returned) when it is the last one inside.
   std::uint64_t py_before_ns = 0, py_after_ns = 0;
+  // The probe's own time on this thread right after the call returned, before the program went on (its
+  // exit callback: site capture and bookkeeping). Inside a timed Python call this is not the program's
+  // time, so it is left out of py_before_ns / py_after_ns; 0 when not measured.
+  std::uint64_t probe_ns = 0;
 };
 
 // A Python-level call that made blocking CUDA calls (`.item()`, `float(t)`, `print(t)`), timed from its

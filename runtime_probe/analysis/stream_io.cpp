@@ -68,8 +68,10 @@ std::string stream_to_json(const EventStream& s) {
   ojson sites = ojson::array();
   for (const auto& site : s.sites) sites.push_back({site.path, site.line, site.function, site.language});
   ojson host = ojson::array();
-  for (const auto& h : s.host)
+  for (const auto& h : s.host) {
     host.push_back({h.start_ns, h.end_ns, h.thread, h.correlation_id, to_string(h.kind), h.api, h.site});
+    if (h.probe_ns != 0) host.back().push_back(h.probe_ns);  // optional eighth field
+  }
   ojson gpu = ojson::array();
   for (const auto& g : s.gpu)
     gpu.push_back({g.start_ns, g.end_ns, g.device, g.stream, g.correlation_id, to_string(g.kind), g.name});
@@ -147,6 +149,7 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
     h.kind = kind_from(kHostKinds, get_as<std::string>(record_field(rec, 4, where), where), where);
     h.api = get_as<std::string>(record_field(rec, 5, where), where);
     h.site = get_as<std::int32_t>(record_field(rec, 6, where), where);
+    if (rec.size() > 7) h.probe_ns = get_as<std::uint64_t>(rec[7], where);
     if (h.end_ns < h.start_ns) throw ProbeError(where + ": ends before it starts");
     if (h.site < -1 || h.site >= static_cast<std::int32_t>(s.sites.size()))
       throw ProbeError(where + ": site index " + std::to_string(h.site) + " out of range");

@@ -306,7 +306,14 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   bool paired = call.kind == HostCallKind::StreamSynchronize && t_copy_end != 0 && call.start >= t_copy_end &&
                 call.start - t_copy_end <= kPairGapNs;
-  if (blocking) call.site = paired && t_copy_blocking ? t_copy_site : capture_site(!e.cls.implicit);
+  if (blocking) {
+    call.site = paired && t_copy_blocking ? t_copy_site : capture_site(!e.cls.implicit);
+    // The probe's own time since the call returned (the pageable check, the site capture): a timed
+    // Python call around this one includes it, the program unprobed does not.
+    std::uint64_t now = 0;
+    p.cupti.get_timestamp(&now);
+    call.probe_ns = static_cast<std::uint32_t>(std::min<std::uint64_t>(now > end ? now - end : 0, UINT32_MAX));
+  }
   if (paired && !t_copy_blocking) p.rec->set_last_site(t_copy_correlation, call.site);
   bool copy = call.kind == HostCallKind::AsyncCopy || call.kind == HostCallKind::BlockingCopy;
   t_copy_end = copy ? call.end : 0;

@@ -133,6 +133,7 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
       h.kind = c.kind;
       h.api = api_names_[c.api];
       h.site = c.site;
+      h.probe_ns = c.probe_ns;
       max_end = std::max(max_end, c.end);
       (c.traced ? w.host : untraced_chunk_.host).push_back(std::move(h));
     });

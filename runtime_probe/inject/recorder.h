@@ -26,6 +26,7 @@ struct RawCall {
   std::int32_t site = -1;
   bool traced = true;  // recorded while launches and GPU records were traced (sampling)
   bool python_call = false;  // a timed Python call around blocking calls (PythonCall), not a CUDA call
+  std::uint32_t probe_ns = 0;  // the probe's own time right after the call returned (HostCall::probe_ns)
 };
 
 struct RawGpu {

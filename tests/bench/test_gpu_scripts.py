@@ -6,6 +6,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
+import cnn_bench  # noqa: E402
 import stretch_overlap  # noqa: E402
 import validate  # noqa: E402
 
@@ -77,6 +78,76 @@ class Validate(unittest.TestCase):
 
     def test_rank_orders_by_saving(self):
         self.assertEqual(validate.rank({"loss": 0.7, "norms": 0.9, "batched": 0.01}), ["norms", "loss", "batched"])
+
+
+def bench_doc(lang, batch, ms):
+    """A benchmark JSON ({mode: [ms/step per repetition]}) in cnn_bench.py's shape."""
+    return {"lang": lang, "results": [{"mode": m, "batch": batch, "rep": k, "ms_per_step": v}
+                                      for m, reps in ms.items() for k, v in enumerate(reps)]}
+
+
+class Rounds(unittest.TestCase):
+    def test_the_modes_order_rotates_by_one_each_repetition(self):
+        modes = ["a", "b", "c"]
+        self.assertEqual([cnn_bench.rotated(modes, k, "rotate") for k in range(4)],
+                         [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"], ["a", "b", "c"]])
+        self.assertEqual(cnn_bench.rotated(modes, 2, "fixed"), modes)
+
+    def test_round_savings_pair_each_mode_with_its_reference_of_the_same_repetition(self):
+        doc = bench_doc("py", 16, {"none": [3.0, 4.0], "loss": [3.1, 4.2], "norms": [3.5, 4.9],
+                                   "batched": [3.2, 4.0], "compute": [3.2, 4.3]})
+        rounds = validate.round_savings(doc, 16)
+        self.assertEqual(len(rounds), 2)
+        for got, want in zip(rounds, [{"loss": 0.1, "norms": 0.3, "batched": 0.0},
+                                      {"loss": 0.2, "norms": 0.6, "batched": -0.3}]):
+            for m in want:
+                self.assertAlmostEqual(got[m], want[m])
+        # A mode without repetitions leaves no rounds.
+        self.assertEqual(validate.round_savings(bench_doc("py", 16, {"none": [3.0]}), 16), [])
+
+    def test_rounds_resolve_what_processes_alone_cannot(self):
+        # Two processes of unequal speed (the machine), eight rounds each: norms saves 0.3 ms a step, loss
+        # 0.1, batched nothing, with round-to-round noise smaller than the differences.
+        rng = random.Random(3)
+        docs = []
+        for speed in (3.0, 3.6):
+            ms = {m: [] for m in validate.MODES}
+            for _ in range(8):
+                drift = rng.uniform(-0.3, 0.3)
+                base = speed + drift
+                for m, extra in (("none", 0.0), ("loss", 0.1), ("compute", 0.05), ("norms", 0.35), ("batched", 0.05)):
+                    ms[m].append(base + extra + rng.gauss(0, 0.01))
+            docs.append(bench_doc("py", 16, ms))
+        pred = {"loss": 0.09, "norms": 0.32, "batched": 0.01}
+        rows, lines = validate.orderings_over("Python", 16, [validate.fair_savings(d, 16) for d in docs],
+                                              [r for d in docs for r in validate.round_savings(d, 16)], pred)
+        self.assertIn("- Python batch 16, over processes: 0 of 3 pairs of modes resolved; the probe's order agrees on 0 "
+                      "of them", lines)
+        self.assertIn("- Python batch 16, over rounds: 3 of 3 pairs of modes resolved; the probe's order agrees on 3 "
+                      "of them", lines)
+        # A prediction in the wrong order is reported as such.
+        rows, lines = validate.orderings_over("Python", 16, [], [r for d in docs for r in validate.round_savings(d, 16)],
+                                              {"loss": 0.5, "norms": 0.32, "batched": 0.01})
+        self.assertTrue(any(r[2] == "loss - norms" and r[9] == "DISAGREES" for r in rows), rows)
+
+    def test_unprobed_twins_give_the_measured_ranking_and_the_errors(self):
+        unprobed = [("rep-%d" % i, "cpp", 128, "0", bench_doc("cpp", 128, {
+            "none": [3.0, 3.0, 3.0], "loss": [3.8, 3.8, 3.8], "norms": [4.3, 4.3, 4.3],
+            "batched": [3.4, 3.4, 3.4], "compute": [3.4, 3.4, 3.4]})) for i in range(2)]
+
+        def probed(pred_loss):
+            cmp = {m: {"pred": p, "fair": None} for m, p in (("loss", pred_loss), ("norms", 0.85), ("batched", 0.01))}
+            cmp["rounds"] = []
+            return ("rep-9", "cpp", 128, "0", {}, cmp)
+        text = "\n".join(validate.unprobed_section(unprobed, [probed(0.7)]))
+        self.assertIn("- C++ batch 128: predicted norms > loss > batched, measured without the probe "
+                      "norms > loss > batched: equal", text)
+        # loss: measured 0.8 ms (21% of the step), predicted 0.7: -12.5%, within 25%.
+        self.assertIn("| C++ | 128 | loss | 2 | 0.800 | 0.800-0.800 | 0.800 (6) | +21.1% | 0.700 (1) | -12.5% | yes |", text)
+        text = "\n".join(validate.unprobed_section(unprobed, [probed(0.95)]))
+        self.assertIn("predicted loss > norms > batched, measured without the probe norms > loss > batched: DIFFERENT",
+                      text)
+        self.assertIn("| C++ | 128 | loss | 2 | 0.800 | 0.800-0.800 | 0.800 (6) | +21.1% | 0.950 (1) | +18.8% | yes |", text)
 
 
 if __name__ == "__main__":

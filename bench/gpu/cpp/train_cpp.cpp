@@ -5,9 +5,10 @@
 //   norms    p.grad().norm().item<float>() for each parameter     22 syncs per step
 //   batched  the 22 norms and the loss stacked into a GPU buffer, copied to the host every --interval steps
 //   compute  reference: the batched mode's GPU work without the copy (no sync at all)
+//   unread   reference: the norms mode without its reads (the 22 norms computed and kept, never read)
 //
-//   train_cpp [--mode none|loss|norms|batched|all] [--batch N[,N...]] [--steps 300] [--warmup 50]
-//             [--reps 3] [--interval 50] [--json out.json]
+//   train_cpp [--mode none|loss|norms|batched|compute|unread|all] [--batch N[,N...]] [--steps 300]
+//             [--warmup 50] [--reps 3] [--interval 50] [--order rotate|fixed] [--json out.json]
 //
 // Prints JSON with ms/step per (mode, batch, rep), in the same shape as cnn_bench.py. With several modes,
 // each has its own model and the repetitions are interleaved (rep 0 of every mode, then rep 1, ...).
@@ -29,18 +30,19 @@
 
 namespace {
 
-const std::vector<std::string> kModes = {"none", "loss", "norms", "batched", "compute"};
+const std::vector<std::string> kModes = {"none", "loss", "norms", "batched", "compute", "unread"};
 
 struct Options {
   std::vector<std::string> modes = kModes;
   std::vector<int> batches = {16, 128};
   int steps = 300, warmup = 50, reps = 3, interval = 50;
+  bool rotate = true;  // --order rotate|fixed: the modes' order within each repetition
   std::string json_path;
 };
 
 constexpr const char* kUsage =
-    "usage: train_cpp [--mode none|loss|norms|batched|compute|all] [--batch N[,N...]] [--steps N] [--warmup N] "
-    "[--reps N] [--interval N] [--json PATH]\n";
+    "usage: train_cpp [--mode none|loss|norms|batched|compute|unread|all] [--batch N[,N...]] [--steps N] [--warmup N] "
+    "[--reps N] [--interval N] [--order rotate|fixed] [--json PATH]\n";
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::fprintf(stderr, "train_cpp: %s\n%s", msg.c_str(), kUsage);
@@ -90,6 +92,9 @@ Options parse(int argc, char** argv) {
       o.reps = to_int(a, v, 1);
     } else if (a == "--interval") {
       o.interval = to_int(a, v, 1);
+    } else if (a == "--order") {
+      if (v != "rotate" && v != "fixed") usage_error("--order is rotate or fixed, got '" + v + "'");
+      o.rotate = v == "rotate";
     } else if (a == "--json") {
       o.json_path = v;
     } else {
@@ -122,6 +127,12 @@ __attribute__((noinline)) void log_loss(const torch::Tensor& loss, std::vector<f
 
 __attribute__((noinline)) void log_norms(torch::nn::Sequential& model, std::vector<float>& sink) {
   for (auto& p : model->parameters()) sink.push_back(p.grad().norm().item<float>());
+}
+
+// The norms mode without its reads: the same 22 norms, kept until the next step instead of read.
+__attribute__((noinline)) void keep_norms(torch::nn::Sequential& model, std::vector<torch::Tensor>& kept) {
+  kept.clear();
+  for (auto& p : model->parameters()) kept.push_back(p.grad().norm());
 }
 
 __attribute__((noinline)) void stats_on_gpu(torch::nn::Sequential& model, const torch::Tensor& loss,
@@ -175,6 +186,8 @@ class Config {
       log_batched(model_, loss, buf_, step_, interval_, sink_);
     else if (mode_ == "compute")
       stats_on_gpu(model_, loss, buf_, step_, interval_);
+    else if (mode_ == "unread")
+      keep_norms(model_, kept_);
     ++step_;
     if (sink_.size() > 10000) sink_.clear();
   }
@@ -212,18 +225,21 @@ class Config {
   torch::optim::SGD opt_;
   torch::Tensor images_, labels_, buf_;
   std::vector<float> sink_;
+  std::vector<torch::Tensor> kept_;
   long step_ = 0;
 };
 
 // All modes of one batch size, the repetitions interleaved (rep 0 of every mode, then rep 1...) so that
-// slow drifts of the machine spread over all modes instead of favouring one.
+// slow drifts of the machine spread over all modes instead of favouring one. With --order rotate (the
+// default) rep k starts with the k-th mode, so each mode follows each other one equally often.
 void run_batch(int batch, const Options& o, std::vector<Result>& results, std::map<std::string, long>& total_steps) {
   std::vector<std::unique_ptr<Config>> configs;
   for (const auto& mode : o.modes) configs.push_back(std::make_unique<Config>(mode, batch, o));
   for (auto& c : configs)
     for (int s = 0; s < o.warmup; ++s) c->train_step();
   for (int rep = 0; rep < o.reps; ++rep)
-    for (auto& c : configs) {
+    for (size_t i = 0; i < configs.size(); ++i) {
+      auto& c = configs[(i + (o.rotate ? rep : 0)) % configs.size()];
       const double ms = c->timed(o.steps);
       results.push_back({c->mode(), batch, rep, ms});
       std::fprintf(stderr, "cpp mode=%-8s batch=%-4d rep=%d  %.3f ms/step\n", c->mode().c_str(), batch, rep, ms);
@@ -254,6 +270,7 @@ int main(int argc, char** argv) {
   std::ostringstream js;
   js << "{\n \"bench\": \"train_cpp\",\n \"lang\": \"cpp\",\n \"pid\": " << getpid() << ",\n \"config\": {\"steps\": "
      << o.steps << ", \"warmup\": " << o.warmup << ", \"reps\": " << o.reps << ", \"interval\": " << o.interval
+     << ", \"order\": \"" << (o.rotate ? "rotate" : "fixed") << "\""
      << "},\n \"total_steps\": {";
   bool first = true;
   for (const auto& [k, v] : total_steps) {

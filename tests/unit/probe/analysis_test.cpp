@@ -99,6 +99,28 @@ TEST(ProbeAnalysis, ARemovedReadTakesItsPythonCallAlongWhenTheHostIsTheCriticalP
   EXPECT_NEAR(timed.replay_error, 0.0, 1e-9);
 }
 
+TEST(ProbeAnalysis, TheProbesOwnTimeInsideAPythonCallIsNotTheReadsToSave) {
+  // The probe spent 3 of the 5 us between the copy and the sync (its site capture after the copy) and 4 of
+  // the 10 us after the sync: unprobed, the Python call is 7 us shorter, and so is what removing it saves.
+  EventStream s = one_timed_read(2000);
+  for (HostCall& h : s.host) {
+    if (h.kind == HostCallKind::AsyncCopy) h.probe_ns = 3000;
+    if (h.kind == HostCallKind::StreamSynchronize) h.probe_ns = 4000;
+  }
+  const ProbeReport r = analyze(s);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_NEAR(r.sites[0].python_call_ms, 0.010, kEps);
+  EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 1.010, kEps);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 1.010, kEps);
+  EXPECT_NEAR(r.replay_error, 0.0, 1e-9);  // the probe's time stays in the recorded timeline
+  // Outside a timed Python call (C++), the probe's time changes nothing: it lies between calls, which a
+  // removed read leaves in place.
+  EventStream plain = one_read(2000);
+  for (HostCall& h : plain.host)
+    if (h.kind == HostCallKind::AsyncCopy) h.probe_ns = 3000;
+  EXPECT_NEAR(analyze(plain).sites[0].saving_if_removed_ms, 1.000, kEps);
+}
+
 TEST(ProbeAnalysis, APythonCallSavesNothingMoreWhenTheGpuIsTheCriticalPath) {
   // K2 is launched 100 us after the sync: without the read it still waits for K1 on the GPU.
   EXPECT_NEAR(analyze(one_timed_read(100)).sites[0].saving_if_removed_ms, 0.115, kEps);

@@ -34,9 +34,11 @@ using testing::sample_report;
 using testing::sample_stream;
 using testing::StreamBuilder;
 
-// A small stream with every kind of record: sites, host calls, GPU records and timed Python calls.
+// A small stream with every kind of record: sites, host calls (one with the probe's own time), GPU records
+// and timed Python calls.
 json small_stream() {
   EventStream s = sample_stream();
+  s.host[1].probe_ns = 2000;
   s.python_calls.push_back(PythonCall{testing::us(9), testing::us(1020), 1, 0});
   s.run_start_ns = 1;
   s.run_end_ns = testing::us(3000);

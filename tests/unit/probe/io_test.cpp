@@ -72,6 +72,21 @@ TEST(ProbeStreamIo, PythonCallsRoundTripAndAreChecked) {
             std::string::npos);
 }
 
+TEST(ProbeStreamIo, TheProbesOwnTimeIsAnOptionalEighthFieldOfAHostCall) {
+  EventStream s = sample_stream();
+  s.host[1].probe_ns = 2500;
+  const std::string text = stream_to_json(s);
+  const EventStream back = parse_stream(text);
+  for (std::size_t i = 0; i < s.host.size(); ++i) EXPECT_EQ(back.host[i].probe_ns, s.host[i].probe_ns) << i;
+  // Written only where measured: the other records keep the seven fields that older readers expect.
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["host"][1].size(), 8u);
+  EXPECT_EQ(doc["host"][0].size(), 7u);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",-1,-3]]})")
+                .find("host[0]"),
+            std::string::npos);
+}
+
 TEST(ProbeStreamIo, RejectsBadInputWithClearMessages) {
   EXPECT_NE(stream_error("{").find("rec.json: not valid JSON"), std::string::npos);
   EXPECT_NE(stream_error(R"({"format":"x"})").find("not a synclint probe stream"), std::string::npos);
