@@ -753,15 +753,16 @@ int initialize() {
     partial = "activity buffers: " + p.cupti.describe(r);
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
+  const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);
   for (auto kind : kActivityKinds) {
-    if (!env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true)) break;
+    if (!gpu_records) break;
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
   }
   if (partial.empty() && env_flag("SYNCLINT_PROBE_RUNTIME_RECORDS") &&
       (r = p.cupti.activity_enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS)
     partial = "activity kind runtime: " + p.cupti.describe(r);
-  p.activity_ok = partial.empty();
+  p.activity_ok = partial.empty() && gpu_records;  // without records, stretches do not switch them on either
   if (!partial.empty()) {
     p.status = "partial: no GPU activity records (" + partial + ")";
     report_error(p.status);
