@@ -14,7 +14,8 @@
 #   PIN=2-5 bench/gpu/overhead.sh               # every process on the same CPUs (taskset -c): a launch-bound
 #                                               # loop then does not move between cores of unequal speed
 #
-# Output: $OUT/overhead.tsv (variant, lang, batch, round, ms/step of each rep, user s, sys s) and the
+# Output: $OUT/overhead.tsv (variant, lang, batch, round, ms/step of each rep, user s, sys s; read by
+# overhead_phases.py for the cost over the course of each run) and the
 # per-run JSON / stderr in $OUT/runs/.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -94,3 +95,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
   done
 done
+# The per-process folders keep each run's stderr (with SYNCLINT_PROBE_DEBUG=1, its tracing switches): one
+# archive, since variant names (VAR=value) are not plain file names everywhere the results travel.
+tar -czf "$OUT/runs.tar.gz" -C "$OUT" runs 2>/dev/null || echo "overhead: could not archive $OUT/runs" >&2

@@ -236,12 +236,13 @@ def unprobed_section(unprobed, procs):
             none = [medians(x).get(("none", b), (None,))[0] for x in benches]
             none = statistics.median([t for t in none if t is not None]) if any(t is not None for t in none) else None
             pred = {m: statistics.median(p[5][m]["pred"] for p in probed) if probed else None for m in SYNC_MODES}
-            meas = {}
+            meas, meas_rounds = {}, {}
             for m in SYNC_MODES:
                 vals = [s[m] for s in per_proc if s[m] is not None]
                 by_round = [r[m] for r in rounds]
                 mm = statistics.median(vals) if vals else None
                 meas[m] = mm
+                meas_rounds[m] = statistics.median(by_round) if by_round else None
                 share = mm / (none + mm) if mm is not None and none else None
                 err = (pred[m] - mm) / mm if pred[m] is not None and mm else None
                 judged = share is not None and share >= MIN_SHARE and err is not None
@@ -249,10 +250,11 @@ def unprobed_section(unprobed, procs):
                              "%s (%d)" % (fmt(statistics.median(by_round)), len(by_round)) if by_round else "-",
                              pct(share), "%s (%d)" % (fmt(pred[m]), len(probed)) if probed else "-", pct(err),
                              ("yes" if abs(err) <= ERROR_TARGET else "NO") if judged else "n/a (< 5%)"])
-            if probed and all(v is not None for v in meas.values()):
-                lines.append("- %s batch %d: predicted %s, measured without the probe %s: %s" % (
-                    lname, b, " > ".join(rank(pred)), " > ".join(rank(meas)),
-                    "equal" if rank(pred) == rank(meas) else "DIFFERENT"))
+            for what, m_ in (("medians of the processes", meas), ("medians of the rounds", meas_rounds)):
+                if probed and all(v is not None for v in m_.values()):
+                    lines.append("- %s batch %d: predicted %s, measured without the probe (%s) %s: %s" % (
+                        lname, b, " > ".join(rank(pred)), what, " > ".join(rank(m_)),
+                        "equal" if rank(pred) == rank(m_) else "DIFFERENT"))
             if probed:
                 r, summary = orderings_over(lname, b, per_proc, rounds, pred)
                 order_rows += r

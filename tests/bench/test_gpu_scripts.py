@@ -7,6 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
 import cnn_bench  # noqa: E402
+import overhead_phases  # noqa: E402
 import stretch_overlap  # noqa: E402
 import validate  # noqa: E402
 
@@ -140,14 +141,39 @@ class Rounds(unittest.TestCase):
             cmp["rounds"] = []
             return ("rep-9", "cpp", 128, "0", {}, cmp)
         text = "\n".join(validate.unprobed_section(unprobed, [probed(0.7)]))
-        self.assertIn("- C++ batch 128: predicted norms > loss > batched, measured without the probe "
-                      "norms > loss > batched: equal", text)
+        self.assertIn("- C++ batch 128: predicted norms > loss > batched, measured without the probe (medians of the "
+                      "processes) norms > loss > batched: equal", text)
+        self.assertIn("- C++ batch 128: predicted norms > loss > batched, measured without the probe (medians of the "
+                      "rounds) norms > loss > batched: equal", text)
         # loss: measured 0.8 ms (21% of the step), predicted 0.7: -12.5%, within 25%.
         self.assertIn("| C++ | 128 | loss | 2 | 0.800 | 0.800-0.800 | 0.800 (6) | +21.1% | 0.700 (1) | -12.5% | yes |", text)
         text = "\n".join(validate.unprobed_section(unprobed, [probed(0.95)]))
-        self.assertIn("predicted loss > norms > batched, measured without the probe norms > loss > batched: DIFFERENT",
-                      text)
+        self.assertIn("predicted loss > norms > batched, measured without the probe (medians of the processes) "
+                      "norms > loss > batched: DIFFERENT", text)
         self.assertIn("| C++ | 128 | loss | 2 | 0.800 | 0.800-0.800 | 0.800 (6) | +21.1% | 0.950 (1) | +18.8% | yes |", text)
+
+
+class OverheadPhases(unittest.TestCase):
+    def test_segments_show_a_cost_that_stays_after_the_stretches(self):
+        # Eight repetitions per process; the probed process is 20% slower from its third repetition on, in
+        # every round, while the machine's speed moves from round to round.
+        rows = ["variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s"]
+        for r, speed in enumerate((2.0, 2.6, 2.3), start=1):
+            base = [speed] * 8
+            probed = [speed] * 2 + [speed * 1.2] * 6
+            rows.append("unprobed\tcpp\t16\t%d\t%s\t1\t1" % (r, ",".join("%.4f" % x for x in base)))
+            rows.append("default\tcpp\t16\t%d\t%s\t1\t1" % (r, ",".join("%.4f" % x for x in probed)))
+        rows.append("default\tcpp\t16\t4\trc=124\t? ?")  # a failed process is left out
+        path = write_log(rows)
+        try:
+            table = overhead_phases.read_table(path)
+        finally:
+            os.unlink(path)
+        (variant, n, whole, seg, slower), = overhead_phases.phases(table, 4)
+        self.assertEqual((variant, n, slower), ("default", 3, 3))
+        self.assertAlmostEqual(whole, 0.2, places=3)
+        for got, want in zip(seg, (0.0, 0.2, 0.2, 0.2)):
+            self.assertAlmostEqual(got, want, places=3)
 
 
 if __name__ == "__main__":
