@@ -28,9 +28,9 @@
 //                            on the calls that made blocking calls; see PythonSites::time_calls)
 //   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit, each switch of sampled tracing as it happens, and
 //                            the stack of a thread that faults (SIGSEGV, SIGBUS, SIGILL)
-//   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_RUNTIME_RECORDS=1,
-//   SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost (bench/gpu/overhead.sh); they blind the
-//                            analysis
+//   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
+//   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
+//                            (bench/gpu/overhead.sh); they blind the analysis
 #include <cupti.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -52,8 +52,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/report_io.h"
@@ -113,6 +115,7 @@ struct Probe {
   std::chrono::milliseconds sample_on{1000};  // SYNCLINT_PROBE_SAMPLE_MS: each traced stretch
   std::chrono::milliseconds sample_first{1000};  // SYNCLINT_PROBE_FIRST_MS: the first one (default sample_on)
   bool activity_ok = false;
+  std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
   PointerAttr pointer_attribute = nullptr;
@@ -653,8 +656,32 @@ void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<E
   }
 }
 
-constexpr CUpti_ActivityKind kActivityKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                                 CUPTI_ACTIVITY_KIND_MEMSET};
+constexpr std::pair<std::string_view, CUpti_ActivityKind> kActivityKinds[] = {
+    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+    {"memset", CUPTI_ACTIVITY_KIND_MEMSET}};
+
+// SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset (a diagnostic): which of the Activity API's kinds to
+// record. Unset or empty: all three; an unknown name is reported and the default kept.
+std::vector<CUpti_ActivityKind> record_kinds_from(const char* list) {
+  std::vector<CUpti_ActivityKind> all, picked;
+  for (const auto& [name, kind] : kActivityKinds) all.push_back(kind);
+  if (list == nullptr || *list == '\0') return all;
+  std::string_view rest(list);
+  while (!rest.empty()) {
+    const std::string_view name = rest.substr(0, rest.find(','));
+    rest.remove_prefix(std::min(rest.size(), name.size() + 1));
+    const auto* it = std::find_if(std::begin(kActivityKinds), std::end(kActivityKinds),
+                                  [&](const auto& k) { return k.first == name; });
+    if (it == std::end(kActivityKinds)) {
+      report_error("SYNCLINT_PROBE_GPU_RECORD_KINDS: unknown kind '" + std::string(name) +
+                   "' (kernel, memcpy, memset); recording all");
+      return all;
+    }
+    if (std::find(picked.begin(), picked.end(), it->second) == picked.end()) picked.push_back(it->second);
+  }
+  return picked;
+}
 
 // Turns the launch callbacks and the GPU activity records on or off at a sampling window boundary.
 void set_traced(bool on) {
@@ -667,7 +694,7 @@ void set_traced(bool on) {
       if ((*table)[cbid].on && (*table)[cbid].windowed)
         p.cupti.enable_callback(on ? 1 : 0, p.subscriber, domain, cbid);
   if (p.activity_ok) {
-    for (auto kind : kActivityKinds) {
+    for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
       else p.cupti.activity_disable(kind);
     }
@@ -754,7 +781,8 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
   const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);
-  for (auto kind : kActivityKinds) {
+  p.record_kinds = record_kinds_from(std::getenv("SYNCLINT_PROBE_GPU_RECORD_KINDS"));
+  for (auto kind : p.record_kinds) {
     if (!gpu_records) break;
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);

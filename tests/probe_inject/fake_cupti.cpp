@@ -5,8 +5,9 @@
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
 // line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
 // flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
-// (CLOCK_MONOTONIC); turning them off after the buffer callbacks are registered is refused, as CUPTI
-// requires.
+// (CLOCK_MONOTONIC), and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
+// activity kinds (K: CUpti_ActivityKind's number); turning the per-thread buffers off after the buffer
+// callbacks are registered is refused, as CUPTI requires.
 #include <cupti.h>
 
 #include <algorithm>
@@ -78,11 +79,16 @@ CUptiResult cuptiGetTimestamp(uint64_t* timestamp);
 
 void log_switch(CUpti_ActivityKind kind, const char* what) {
   const char* path = std::getenv("FAKE_CUPTI_LOG");
-  if (path == nullptr || kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return;
+  if (path == nullptr) return;
+  // The kernel kind's switches as they are; the other kinds' (memcpy, memset) only with
+  // FAKE_CUPTI_LOG_ALL_KINDS=1, suffixed with the kind's number.
+  const bool kernel = kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  if (!kernel && std::getenv("FAKE_CUPTI_LOG_ALL_KINDS") == nullptr) return;
   uint64_t now = 0;
   cuptiGetTimestamp(&now);
   if (FILE* f = std::fopen(path, "a")) {
-    std::fprintf(f, "%s %llu\n", what, static_cast<unsigned long long>(now));
+    if (kernel) std::fprintf(f, "%s %llu\n", what, static_cast<unsigned long long>(now));
+    else std::fprintf(f, "%s-%d %llu\n", what, static_cast<int>(kind), static_cast<unsigned long long>(now));
     std::fclose(f);
   }
 }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 
+#include <cupti_activity.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -310,6 +311,34 @@ TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   ASSERT_NE(off, switches.end()) << "the first stretch never ended";
   EXPECT_GE(off->second - on->second, 25'000'000u);
   EXPECT_LT(off->second - on->second, 500'000'000u);  // not the 1 s of SYNCLINT_PROBE_SAMPLE_MS
+}
+
+// SYNCLINT_PROBE_GPU_RECORD_KINDS (a diagnostic) picks the Activity API kinds that the stretches switch on;
+// an unknown name is reported and all three are recorded.
+TEST_F(Injection, GpuRecordKindsPicksTheActivityKindsTheStretchesSwitch) {
+  use_stand_in_cupti();
+  const fs::path log = fs::temp_directory_path() / ("fake-cupti-kinds-" + std::to_string(getpid()) + ".log");
+  const auto switched_on = [&](const char* kinds, std::string& out) {
+    fs::remove(log);
+    setenv("SYNCLINT_PROBE_GPU_RECORD_KINDS", kinds, 1);
+    setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
+    setenv("FAKE_CUPTI_LOG_ALL_KINDS", "1", 1);
+    // stderr too, where the probe reports a bad setting
+    const bool ran = run_capture({"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "50"}, out);
+    for (const char* v : {"SYNCLINT_PROBE_GPU_RECORD_KINDS", "FAKE_CUPTI_LOG", "FAKE_CUPTI_LOG_ALL_KINDS"}) unsetenv(v);
+    EXPECT_TRUE(ran) << out;
+    std::set<std::string> on;
+    for (const auto& [event, at] : read_switch_log(log))
+      if (event.rfind("enable", 0) == 0) on.insert(event);
+    return on;
+  };
+  const std::string memcpy_on = "enable-" + std::to_string(static_cast<int>(CUPTI_ACTIVITY_KIND_MEMCPY));
+  const std::string memset_on = "enable-" + std::to_string(static_cast<int>(CUPTI_ACTIVITY_KIND_MEMSET));
+  std::string out;
+  EXPECT_EQ(switched_on("memset", out), (std::set<std::string>{memset_on}));
+  EXPECT_EQ(switched_on("kernel,memcpy", out), (std::set<std::string>{"enable", memcpy_on}));
+  EXPECT_EQ(switched_on("kernel,dma", out), (std::set<std::string>{"enable", memcpy_on, memset_on}));
+  EXPECT_NE(out.find("SYNCLINT_PROBE_GPU_RECORD_KINDS: unknown kind 'dma'"), std::string::npos) << out;
 }
 
 // The same from Python (ctypes, the GIL released in the calls), ending in an uncaught exception: the
