@@ -34,8 +34,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate  # noqa: E402  (the same rep-K/ folders, fair references and predictions)
 
-INCONSISTENT = []  # by how much (ms) a log's order contradicted the repetitions' durations
-
 SWITCH = re.compile(r"synclint probe: tracing (on|off) at ([0-9.]+) ms")
 REP = re.compile(r"\b(?:python|cpp) mode=(\w+)\s+batch=(\d+)\s+rep=(\d+)\s+([0-9.]+) ms/step")
 
@@ -55,8 +53,9 @@ def read_log(path):
     return events
 
 
-def traced_fractions(events, steps):
-    """{(mode, batch, rep): traced fraction} for one process, or None when the log does not place the reps."""
+def traced_fractions(events, steps, conflicts=None):
+    """{(mode, batch, rep): traced fraction} for one process, or None when the log does not place the reps.
+    Where the log's order contradicts the repetitions' durations, by how much (ms) goes to `conflicts`."""
     reps = [e for e in events if e[0] == "rep"]
     if not reps:
         return None
@@ -89,8 +88,8 @@ def traced_fractions(events, steps):
     if lo == float("-inf") and hi == float("inf"):
         return None  # no switch during the timed repetitions: nothing places them
     e0 = hi if lo == float("-inf") else lo if hi == float("inf") else (lo + hi) / 2
-    if lo > hi:
-        INCONSISTENT.append(lo - hi)  # the gaps between repetitions (a few ms) are not in the durations
+    if lo > hi and conflicts is not None:
+        conflicts.append(lo - hi)  # the gaps between repetitions (a few ms) are not in the durations
     out = {}
     for e, off, d in zip(reps, offsets, durations):
         end = e0 + off
@@ -159,6 +158,7 @@ def main(argv):
     for d in argv:
         rep_dirs += sorted(glob.glob(os.path.join(d, "rep-*")))
     procs = []  # (lang, batch, {(mode, rep): (ms, traced)}, compare)
+    conflicts = []  # by how much (ms) a log's order contradicted the repetitions' durations
     for rd in rep_dirs:
         for log in glob.glob(os.path.join(rd, "probe-*-probed-all-*.log")):
             tag = os.path.basename(log)[len("probe-"):-len(".log")]
@@ -167,7 +167,7 @@ def main(argv):
             rep = validate.load(os.path.join(rd, "probe-%s.json" % tag))
             if not bench or not rep:
                 continue
-            fr = traced_fractions(read_log(log), int(bench.get("config", {}).get("steps", 300)))
+            fr = traced_fractions(read_log(log), int(bench.get("config", {}).get("steps", 300)), conflicts)
             if fr is None:
                 continue
             reps = {}
@@ -229,7 +229,7 @@ def main(argv):
                                        "corrected, median", "predicted, median", "error vs measured",
                                        "error vs corrected", "within ±25%, measured", "within ±25%, corrected"]))
     out.append("\n%d processes; in %d of them the log's order and the repetitions' durations disagree, by at most "
-               "%.1f ms (E_0 then taken midway)" % (len(procs), len(INCONSISTENT), max(INCONSISTENT, default=0.0)))
+               "%.1f ms (E_0 then taken midway)" % (len(procs), len(conflicts), max(conflicts, default=0.0)))
     print("\n".join(out))
     return 0
 

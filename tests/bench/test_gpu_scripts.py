@@ -45,6 +45,15 @@ class StretchOverlap(unittest.TestCase):
         self.assertAlmostEqual(fr[("a", 16, 1)], 0.0)
         self.assertAlmostEqual(fr[("b", 16, 1)], 0.0)
 
+    def test_a_log_whose_order_contradicts_the_durations_is_counted(self):
+        # Switched off at 2000 ms before rep 0 ended, yet switched on at 100 ms after it: no E_0 fits both.
+        events = [("off", 2000.0), ("rep", "a", 16, 0, 10.0), ("on", 100.0), ("rep", "a", 16, 1, 10.0)]
+        conflicts = []
+        self.assertIsNotNone(stretch_overlap.traced_fractions(events, 100, conflicts))
+        self.assertEqual(len(conflicts), 1)
+        self.assertAlmostEqual(conflicts[0], 1900.0)
+        stretch_overlap.traced_fractions(events, 100)  # without a list to report to
+
     def test_a_log_without_switches_during_the_repetitions_places_nothing(self):
         events = [("rep", "a", 16, 0, 10.0), ("rep", "b", 16, 0, 10.0)]
         self.assertIsNone(stretch_overlap.traced_fractions(events, 100))

@@ -23,6 +23,7 @@
 #include <ctime>
 #include <thread>
 
+#include "inject_driver.h"
 
 namespace {
 
@@ -84,12 +85,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS\n");
     return 2;
   }
-  std::printf("%d\n", static_cast<int>(getpid()));
-  std::fflush(stdout);
-  void* probe = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (probe == nullptr) return 3;
-  auto init = reinterpret_cast<int (*)()>(dlsym(probe, "InitializeInjection"));
-  if (init == nullptr || init() != 1) return 4;
+  const int rc = synclint::probe::testing::inject_probe(argv[1]);
+  if (rc == synclint::probe::testing::kCannotOpen) return 3;
+  if (rc != 1) return 4;
   void* fake = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);  // the copy the probe opened
   if (fake == nullptr) return 5;
   g_call = reinterpret_cast<CallFn>(dlsym(fake, "fake_cupti_call"));
