@@ -19,6 +19,9 @@
 //   SYNCLINT_PROBE_REQUEST_PAST_START=0  a site's traced calls all count towards sparing it a requested
 //                            stretch, those of the start-up too (default: only once it has run untraced;
 //                            see SiteRequests)
+//   SYNCLINT_PROBE_DETACH=1  detach CUPTI (cuptiFinalize) after each traced stretch and attach it again at
+//                            once: GPU records switched on mid-run leave a cost that outlasts the stretch
+//                            (docs/probe.md, runs 18-20); not yet measured on a GPU, so off by default
 //   SYNCLINT_PROBE_PER_THREAD_BUFFERS=1  CUPTI 13's per-thread activity buffers (default off: with them,
 //                            CUPTI crashed LibTorch programs on the H200; docs/probe.md, "A crash in CUPTI")
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
@@ -126,6 +129,14 @@ struct Probe {
   std::unordered_map<const char*, std::uint32_t> kernel_names;  // CUPTI's name pointer -> interned
 
   std::mutex window_mu;  // one window cut at a time
+  // SYNCLINT_PROBE_DETACH=1: after each stretch switched on mid-run, CUPTI is detached (cuptiFinalize, at
+  // the exit of the program's next blocking call) and attached again at once, since a stretch's GPU
+  // records leave a cost that outlasts it (docs/probe.md, runs 18-20). 0: attached, 1: detach asked for,
+  // 2: detached, to be attached again by the window thread.
+  bool detach = false;
+  std::atomic<int> detach_state{0};
+  std::mutex cupti_mu;  // CUPTI's switches, flushes and the detach, one thread at a time
+  std::uint64_t detaches = 0, detached_ns = 0, detached_at = 0;
   std::ofstream trace_out;
   std::unique_ptr<TraceWriter> trace;
   std::thread watcher;
@@ -235,6 +246,25 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
   return false;
 }
 
+// ---- detaching CUPTI (SYNCLINT_PROBE_DETACH) --------------------------------------------------------
+
+// At the exit callsite of a CUDA call, as CUPTI recommends for cuptiFinalize: the last records are
+// flushed, CUPTI is detached, and the window thread is woken to attach it again. Skipped (tried again at
+// the next call) while the window thread is using CUPTI.
+void detach_here() {
+  Probe& p = *g;
+  std::unique_lock lock(p.cupti_mu, std::try_to_lock);
+  if (!lock.owns_lock() || p.detach_state.load() != 1) return;
+  p.cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (p.cupti.finalize() != CUPTI_SUCCESS) {
+    p.detach_state.store(0);  // still attached: go on as without the setting
+    return;
+  }
+  p.cupti.get_timestamp(&p.detached_at);
+  p.detach_state.store(2);
+  wake_watcher('D');
+}
+
 // ---- CUPTI callbacks ----------------------------------------------------------------------------
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -326,6 +356,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   p.rec->add_call(call);
   // Sampling: a site that keeps syncing while untraced asks the window thread for a traced stretch.
   if (blocking && call.site >= 0 && p.sample < 1 && p.requests.note(call.site, call.traced)) wake_watcher('N');
+  if (p.detach_state.load(std::memory_order_relaxed) == 1) detach_here();
 }
 
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -418,7 +449,10 @@ void fill_gpu_name(const EventStream& w) {
 void cut_window(bool final) {
   Probe& p = *g;
   std::lock_guard lock(p.window_mu);
-  p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  {
+    std::lock_guard cupti(p.cupti_mu);
+    if (p.detach_state.load() < 2) p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  }
   std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
   EventStream w = p.rec->take_window(cut, final);
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
@@ -464,7 +498,8 @@ void write_outputs() {
   if (p.debug) {
     std::fprintf(stderr,
                  "synclint probe: pid %lld status '%s' host calls %llu gpu records %llu windows %llu sites %zu "
-                 "site captures %llu (%.2f us each) exit callbacks %llu (%.2f us each) native walks %llu fast %llu full (%s) symbolizer %s report %s\n",
+                 "site captures %llu (%.2f us each) exit callbacks %llu (%.2f us each) native walks %llu fast %llu full (%s) "
+                 "detaches %llu (%.3f ms detached) symbolizer %s report %s\n",
                  static_cast<long long>(p.run.pid), p.status.c_str(),
                  static_cast<unsigned long long>(p.rec ? p.rec->host_calls_seen() : 0),
                  static_cast<unsigned long long>(p.gpu_records.load()),
@@ -476,6 +511,7 @@ void write_outputs() {
                  static_cast<unsigned long long>(p.native ? p.native->fast_walks() : 0),
                  static_cast<unsigned long long>(p.native ? p.native->full_walks() : 0),
                  p.native ? p.native->fallback_summary().c_str() : "-",
+                 static_cast<unsigned long long>(p.detaches), static_cast<double>(p.detached_ns) / 1e6,
                  p.native ? (p.native->symbolizer().tool_path().empty() ? "none (dladdr)"
                                                                          : p.native->symbolizer().tool_path().c_str())
                           : "-",
@@ -494,6 +530,7 @@ void finish_once() {
 }
 
 void set_traced(bool on);
+void attach_again();
 
 // Milliseconds from now until `deadline` (steady clock), at least 1.
 int ms_until(std::chrono::steady_clock::time_point deadline) {
@@ -524,6 +561,7 @@ void watcher_main() {
       kill(getpid(), sig);
       return;
     }
+    if (p.detach_state.load() == 2) attach_again();
     const auto now = clock::now();
     if (p.finished.load()) {  // the report is written: wait for 'Q' without cutting or toggling
       next_cut = now + window;
@@ -548,6 +586,8 @@ void watcher_main() {
       cut_window(false);
       next_cut = now + window;
     }
+    // The stretch's records are in: CUPTI may go (at the exit of the program's next blocking call).
+    if (flush && p.detach && !p.traced.load()) p.detach_state.store(1);
   }
 }
 
@@ -683,10 +723,80 @@ std::vector<CUpti_ActivityKind> record_kinds_from(const char* list) {
   return picked;
 }
 
+// Subscribes and registers everything that stays on while untraced: the callbacks of the sync path, the
+// context teardown callback and the activity buffers (CUPTI's per-thread buffers off first). Used at the
+// start and, with SYNCLINT_PROBE_DETACH, after each detach. The traced-only callbacks follow the tables.
+CUptiResult attach(bool first) {
+  Probe& p = *g;
+  CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
+  if (r != CUPTI_SUCCESS) return r;
+  if (!first)
+    for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
+      for (std::uint32_t cbid = 0; cbid < table->size(); ++cbid)
+        if ((*table)[cbid].on && (!(*table)[cbid].windowed || p.traced.load()))
+          p.cupti.enable_callback(1, p.subscriber, domain, cbid);
+  return r;
+}
+
+// The rest of attaching, once the tables are built: context teardown callback, activity buffers.
+std::string attach_activity() {
+  Probe& p = *g;
+  p.cupti.enable_callback(1, p.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  // One activity buffer queue for all threads, as before CUPTI 13: with its per-thread buffers (13's
+  // default), CUPTI crashed a LibTorch program on the H200 in 9 of 53 processes, in its own thread, while
+  // delivering the records of a stretch switched on mid-run; with one queue, in none of 22 (docs/probe.md,
+  // "A crash in CUPTI"). The attribute is set before the buffer callbacks are registered, as CUPTI requires.
+  CUptiResult r;
+  if (!env_flag_default("SYNCLINT_PROBE_PER_THREAD_BUFFERS", false) && p.cupti.activity_set_attribute != nullptr) {
+    std::uint8_t per_thread = 0;
+    std::size_t size = sizeof per_thread;
+    // A CUPTI before 12.3 has no such attribute (nor per-thread buffers): said in debug mode only.
+    if ((r = p.cupti.activity_set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread)) != CUPTI_SUCCESS && p.debug)
+      report_error("per-thread activity buffers not turned off: " + p.cupti.describe(r));
+  }
+  if ((r = p.cupti.activity_register_callbacks(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
+    return "activity buffers: " + p.cupti.describe(r);
+  return {};
+}
+
+// The window thread, after detach_here: CUPTI back as it was while untraced. If it cannot be had again
+// (another client took it in between), the run goes on unprobed and the report says so.
+void attach_again_locked() {
+  Probe& p = *g;
+  if (p.detach_state.load() != 2) return;
+  g_epoch.fetch_add(1, std::memory_order_relaxed);  // calls in flight across the detach are not recorded
+  CUptiResult r = attach(false);
+  std::string partial = r == CUPTI_SUCCESS ? attach_activity() : "cuptiSubscribe: " + p.cupti.describe(r);
+  std::uint64_t now = 0;
+  p.cupti.get_timestamp(&now);
+  p.detached_ns += now > p.detached_at ? now - p.detached_at : 0;
+  ++p.detaches;
+  if (!partial.empty()) {
+    p.status = "partial: CUPTI could not be attached again after a detach (" + partial + "); nothing recorded after it";
+    report_error(p.status);
+    g_recording.store(false);
+    p.detach_state.store(3);  // stays detached
+    return;
+  }
+  p.detach_state.store(0);
+  if (p.debug)
+    std::fprintf(stderr, "synclint probe: CUPTI detached and attached again (%.3f ms)\n",
+                 static_cast<double>(now - p.detached_at) / 1e6);
+}
+
+void attach_again() {
+  std::lock_guard lock(g->cupti_mu);
+  attach_again_locked();
+}
+
 // Turns the launch callbacks and the GPU activity records on or off at a sampling window boundary.
 void set_traced(bool on) {
   Probe& p = *g;
   if (p.traced.load() == on) return;
+  std::lock_guard lock(p.cupti_mu);
+  if (p.detach_state.load() == 1) p.detach_state.store(0);  // not detached yet: no longer needed
+  attach_again_locked();                                    // detached just now: back first
+  if (p.detach_state.load() == 3) return;                   // could not attach again
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
@@ -745,7 +855,7 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;
 
-  CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
+  CUptiResult r = attach(true);
   if (r != CUPTI_SUCCESS) {
     std::string why = "cuptiSubscribe failed: " + p.cupti.describe(r);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
@@ -762,22 +872,12 @@ int initialize() {
   if (drv == nullptr || std::strcmp(drv, "0") != 0)
     build_tables(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, p.driver,
                  drv != nullptr && std::strcmp(drv, "all") == 0);
-  p.cupti.enable_callback(1, p.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-
-  std::string partial;
-  // One activity buffer queue for all threads, as before CUPTI 13: with its per-thread buffers (13's
-  // default), CUPTI crashed a LibTorch program on the H200 in 9 of 53 processes, in its own thread, while
-  // delivering the records of a stretch switched on mid-run; with one queue, in none of 22 (docs/probe.md,
-  // "A crash in CUPTI"). The attribute is set before the buffer callbacks are registered, as CUPTI requires.
-  if (!env_flag_default("SYNCLINT_PROBE_PER_THREAD_BUFFERS", false) && p.cupti.activity_set_attribute != nullptr) {
-    std::uint8_t per_thread = 0;
-    std::size_t size = sizeof per_thread;
-    // A CUPTI before 12.3 has no such attribute (nor per-thread buffers): said in debug mode only.
-    if ((r = p.cupti.activity_set_attribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &per_thread)) != CUPTI_SUCCESS && p.debug)
-      report_error("per-thread activity buffers not turned off: " + p.cupti.describe(r));
+  p.detach = env_flag("SYNCLINT_PROBE_DETACH") && p.sample < 1;
+  if (p.detach && p.cupti.finalize == nullptr) {
+    report_error("SYNCLINT_PROBE_DETACH: this CUPTI has no cuptiFinalize; staying attached");
+    p.detach = false;
   }
-  if ((r = p.cupti.activity_register_callbacks(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
-    partial = "activity buffers: " + p.cupti.describe(r);
+  std::string partial = attach_activity();
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
   const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);

@@ -5,7 +5,7 @@
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
 // line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
 // flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
-// (CLOCK_MONOTONIC), and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
+// (CLOCK_MONOTONIC), "finalize NS" when CUPTI is detached, and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
 // activity kinds (K: CUpti_ActivityKind's number); turning the per-thread buffers off after the buffer
 // callbacks are registered is refused, as CUPTI requires.
 #include <cupti.h>
@@ -171,6 +171,19 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   return result;
 }
 CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS; }
+// Detaches: the subscriber, its callbacks, the activity kinds and buffer callbacks are gone (the queued
+// records with them); cuptiSubscribe attaches again.
+CUptiResult cuptiFinalize() {
+  log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "finalize");
+  std::lock_guard lock(g_mu);
+  g_callback = nullptr;
+  g_enabled.clear();
+  g_activities.clear();
+  g_request = nullptr;
+  g_complete = nullptr;
+  g_kernels.clear();
+  return CUPTI_SUCCESS;
+}
 
 // ---- driven by the test host
 

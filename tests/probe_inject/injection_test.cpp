@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -246,6 +247,26 @@ std::vector<std::pair<std::string, std::uint64_t>> read_switch_log(const fs::pat
   return switches;
 }
 
+// Plays `steps` steps of fake_cuda_host under the probe and the stand-in CUPTI with the settings `env`
+// (unset afterwards) and the stand-in's switch log on; `out` gets the host's output (with stderr when
+// `with_stderr`). Returns the log, or nothing when the host failed.
+std::optional<std::vector<std::pair<std::string, std::uint64_t>>> play_logged(
+    std::initializer_list<std::pair<const char*, const char*>> env, const char* steps, std::string& out,
+    bool with_stderr = false) {
+  const fs::path log = fs::temp_directory_path() / ("fake-cupti-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  for (const auto& [name, value] : env) setenv(name, value, 1);
+  setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
+  std::vector<std::string> argv = {FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, steps};
+  if (with_stderr) argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh"});
+  const bool ran = run_capture(argv, out);
+  for (const auto& [name, value] : env) unsetenv(name);
+  unsetenv("FAKE_CUPTI_LOG");
+  auto switches = read_switch_log(log);
+  if (!ran) return std::nullopt;
+  return switches;
+}
+
 // A site traced only in the first stretch asks for another at once (SiteRequests' past_start, the default):
 // the kernel records, switched off at the end of the first 20 ms, come back on only once they have been
 // off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced. Mid-run the
@@ -253,17 +274,10 @@ std::vector<std::pair<std::string, std::uint64_t>> read_switch_log(const fs::pat
 // stretch's SampleSchedule::kFlushDelay (200 ms) after it ends, before the next stretch begins.
 TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   use_stand_in_cupti();
-  setenv("SYNCLINT_PROBE_SAMPLE", "0.01", 1);
-  setenv("SYNCLINT_PROBE_SAMPLE_MS", "20", 1);
-  const fs::path log = fs::temp_directory_path() / ("fake-cupti-" + std::to_string(getpid()) + ".log");
-  fs::remove(log);
-  setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
   std::string out;
-  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500"}, out);
-  for (const char* v : {"SYNCLINT_PROBE_SAMPLE", "SYNCLINT_PROBE_SAMPLE_MS", "FAKE_CUPTI_LOG"})
-    unsetenv(v);
-  ASSERT_TRUE(ran) << out;
-  auto switches = read_switch_log(log);
+  auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}}, "1500", out);
+  ASSERT_TRUE(played) << out;
+  auto switches = *played;
   // CUPTI's per-thread buffers go off first, before the buffer callbacks (the stand-in refuses it after).
   ASSERT_FALSE(switches.empty());
   EXPECT_EQ(switches[0].first, "per-thread-buffers-off");
@@ -292,19 +306,61 @@ TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   EXPECT_GT(r.sites[0].traced_calls, 200u);  // more than the first 20 ms hold (~65): the request's stretch
 }
 
+// SYNCLINT_PROBE_DETACH=1: once a stretch's records are in, CUPTI is detached at the exit of the program's
+// next blocking call (a forced flush, then cuptiFinalize) and attached again by the window thread (the
+// per-thread buffers turned off again before the buffer callbacks); the requested stretch that follows
+// is served on the new subscription, and the calls are still counted.
+TEST_F(Injection, DetachAfterEachStretchAndAttachAgain) {
+  use_stand_in_cupti();
+  std::string out;
+  const auto played = play_logged(
+      {{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DETACH", "1"}}, "1500", out);
+  ASSERT_TRUE(played) << out;
+  std::vector<std::string> events;
+  for (const auto& [event, at] : *played) events.push_back(event);
+  const auto finalize = std::find(events.begin(), events.end(), "finalize");
+  ASSERT_NE(finalize, events.end()) << "never detached";
+  const auto i = static_cast<std::size_t>(finalize - events.begin());
+  ASSERT_GE(i, 3u);
+  EXPECT_EQ(events[i - 1], "forced-flush");  // the last records first
+  ASSERT_LT(i + 1, events.size());
+  EXPECT_EQ(events[i + 1], "per-thread-buffers-off");  // attached again
+  // Every detach came while untraced, after the stretch's own flush, and every stretch after one began
+  // only once CUPTI was attached again.
+  bool traced = false, attached = true, flushed = false;
+  for (const auto& e : events) {
+    if (e == "enable") {
+      EXPECT_TRUE(attached) << "switched on while detached";
+      traced = true;
+    } else if (e == "disable") {
+      traced = false;
+      flushed = false;
+    } else if (e == "flush") {
+      flushed = true;
+    } else if (e == "finalize") {
+      EXPECT_FALSE(traced);
+      EXPECT_TRUE(flushed);
+      attached = false;
+    } else if (e == "per-thread-buffers-off") {
+      attached = true;
+    }
+  }
+  EXPECT_GE(std::count(events.begin(), events.end(), "enable"), 2);  // the requested stretch, after a detach
+  const ProbeReport r = read_report(dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json"));
+  EXPECT_EQ(r.run.status, "ok");
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_GE(r.sites[0].calls, 1400u);  // only the calls of the moments detached are not seen
+  EXPECT_LE(r.sites[0].calls, 1500u);
+  EXPECT_GT(r.sites[0].traced_calls, 200u);
+}
+
 // SYNCLINT_PROBE_FIRST_MS gives the first stretch, which holds the start-up, a length of its own.
 TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   use_stand_in_cupti();
-  const fs::path log = fs::temp_directory_path() / ("fake-cupti-first-" + std::to_string(getpid()) + ".log");
-  fs::remove(log);
-  setenv("SYNCLINT_PROBE_SAMPLE", "0.01", 1);
-  setenv("SYNCLINT_PROBE_FIRST_MS", "30", 1);
-  setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
   std::string out;
-  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "1500"}, out);
-  for (const char* v : {"SYNCLINT_PROBE_SAMPLE", "SYNCLINT_PROBE_FIRST_MS", "FAKE_CUPTI_LOG"}) unsetenv(v);
-  ASSERT_TRUE(ran) << out;
-  const auto switches = read_switch_log(log);
+  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_FIRST_MS", "30"}}, "1500", out);
+  ASSERT_TRUE(played) << out;
+  const auto& switches = *played;
   const auto on = std::find_if(switches.begin(), switches.end(), [](const auto& e) { return e.first == "enable"; });
   ASSERT_NE(on, switches.end());
   const auto off = std::find_if(on, switches.end(), [](const auto& e) { return e.first == "disable"; });
@@ -317,18 +373,13 @@ TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
 // an unknown name is reported and all three are recorded.
 TEST_F(Injection, GpuRecordKindsPicksTheActivityKindsTheStretchesSwitch) {
   use_stand_in_cupti();
-  const fs::path log = fs::temp_directory_path() / ("fake-cupti-kinds-" + std::to_string(getpid()) + ".log");
   const auto switched_on = [&](const char* kinds, std::string& out) {
-    fs::remove(log);
-    setenv("SYNCLINT_PROBE_GPU_RECORD_KINDS", kinds, 1);
-    setenv("FAKE_CUPTI_LOG", log.c_str(), 1);
-    setenv("FAKE_CUPTI_LOG_ALL_KINDS", "1", 1);
     // stderr too, where the probe reports a bad setting
-    const bool ran = run_capture({"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "50"}, out);
-    for (const char* v : {"SYNCLINT_PROBE_GPU_RECORD_KINDS", "FAKE_CUPTI_LOG", "FAKE_CUPTI_LOG_ALL_KINDS"}) unsetenv(v);
-    EXPECT_TRUE(ran) << out;
+    const auto played = play_logged({{"SYNCLINT_PROBE_GPU_RECORD_KINDS", kinds}, {"FAKE_CUPTI_LOG_ALL_KINDS", "1"}}, "50",
+                                    out, true);
+    EXPECT_TRUE(played) << out;
     std::set<std::string> on;
-    for (const auto& [event, at] : read_switch_log(log))
+    for (const auto& [event, at] : played.value_or(decltype(played)::value_type{}))
       if (event.rfind("enable", 0) == 0) on.insert(event);
     return on;
   };
