@@ -774,8 +774,7 @@ void attach_again_locked() {
   if (!partial.empty()) {
     p.status = "partial: CUPTI could not be attached again after a detach (" + partial + "); nothing recorded after it";
     report_error(p.status);
-    g_recording.store(false);
-    p.detach_state.store(3);  // stays detached
+    p.detach_state.store(3);  // stays detached; what was recorded is still analysed at exit
     return;
   }
   p.detach_state.store(0);

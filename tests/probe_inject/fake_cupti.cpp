@@ -2,6 +2,7 @@
 // through SYNCLINT_CUPTI_PATH and subscribes; a host program (fake_cuda_host.cpp) then plays API calls
 // (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
 // would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
+// FAKE_CUPTI_BUSY_AFTER_FINALIZE=1 makes it fail only after a cuptiFinalize;
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
 // line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
 // flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
@@ -30,6 +31,7 @@ std::set<int> g_activities;
 CUpti_BuffersCallbackRequestFunc g_request = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 std::vector<CUpti_ActivityKernel10> g_kernels;  // delivered at the next flush
+bool g_finalized = false;
 
 const char* runtime_name(CUpti_CallbackId cbid) {
   switch (cbid) {
@@ -49,6 +51,8 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFun
   if (const char* busy = std::getenv("FAKE_CUPTI_BUSY"); busy != nullptr && std::strcmp(busy, "1") == 0)
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   std::lock_guard lock(g_mu);
+  if (g_finalized && std::getenv("FAKE_CUPTI_BUSY_AFTER_FINALIZE") != nullptr)  // another client took it
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   g_callback = callback;
   *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(0x1);
   return CUPTI_SUCCESS;
@@ -182,6 +186,7 @@ CUptiResult cuptiFinalize() {
   g_request = nullptr;
   g_complete = nullptr;
   g_kernels.clear();
+  g_finalized = true;
   return CUPTI_SUCCESS;
 }
 

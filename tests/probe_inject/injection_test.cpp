@@ -354,6 +354,23 @@ TEST_F(Injection, DetachAfterEachStretchAndAttachAgain) {
   EXPECT_GT(r.sites[0].traced_calls, 200u);
 }
 
+// When CUPTI cannot be had again after a detach (another client subscribed in between), the program runs on,
+// and the report keeps what was recorded before and says why nothing came after.
+TEST_F(Injection, ADetachThatCannotAttachAgainLeavesAPartialReport) {
+  use_stand_in_cupti();
+  std::string out;
+  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"},
+                                   {"SYNCLINT_PROBE_DETACH", "1"}, {"FAKE_CUPTI_BUSY_AFTER_FINALIZE", "1"}},
+                                  "1500", out);
+  ASSERT_TRUE(played) << out;
+  const ProbeReport r = read_report(dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json"));
+  EXPECT_EQ(r.run.status.rfind("partial: CUPTI could not be attached again after a detach", 0), 0u) << r.run.status;
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_GT(r.sites[0].calls, 0u);     // the reads before the detach
+  EXPECT_LT(r.sites[0].calls, 1500u);  // and none after it
+  EXPECT_GT(r.sites[0].traced_calls, 0u);
+}
+
 // SYNCLINT_PROBE_FIRST_MS gives the first stretch, which holds the start-up, a length of its own.
 TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   use_stand_in_cupti();
