@@ -176,21 +176,28 @@ def orderings_over(lname, b, per_proc, rounds, pred):
     return rows, lines
 
 
+def saving(per, m, b):
+    """Mode m's median step time minus its fair reference's in medians() `per`, or None where one is missing."""
+    ref = reference(m, per, b)
+    return per[(m, b)][0] - per[(ref, b)][0] if (m, b) in per and (ref, b) in per else None
+
+
+def rep_pairs(per, m, b):
+    """Mode m's step time minus its reference's, repetition by repetition (rep k of both ran in one round)."""
+    return [a - r for a, r in zip(per.get((m, b), (None, []))[1], per.get((reference(m, per, b), b), (None, []))[1])]
+
+
 def round_savings(bench, b):
     """[{mode: saving against its fair reference}] per round (repetition k of every mode) of one process."""
     per = medians(bench)
-    refs = {m: reference(m, per, b) for m in SYNC_MODES}
-    reps = [len(per.get((m, b), (None, []))[1]) for m in set(SYNC_MODES) | set(refs.values())]
-    if min(reps) == 0:
-        return []
-    return [{m: per[(m, b)][1][k] - per[(refs[m], b)][1][k] for m in SYNC_MODES} for k in range(min(reps))]
+    pairs = {m: rep_pairs(per, m, b) for m in SYNC_MODES}
+    return [{m: pairs[m][k] for m in SYNC_MODES} for k in range(min(len(v) for v in pairs.values()))]
 
 
 def fair_savings(bench, b):
     """{mode: median step time minus its reference's} of one process, or None where a mode is missing."""
     per = medians(bench)
-    return {m: per[(m, b)][0] - per[(reference(m, per, b), b)][0]
-            if (m, b) in per and (reference(m, per, b), b) in per else None for m in SYNC_MODES}
+    return {m: saving(per, m, b) for m in SYNC_MODES}
 
 
 def ordering_rows(lname, b, samples, pred, unit):
@@ -280,13 +287,11 @@ def compare_modes(bench, rep, b):
     out = {}
     for m in SYNC_MODES:
         t_mode = probed.get((m, b), (None,))[0]
-        ref = reference(m, probed, b)
-        t_ref = probed.get((ref, b), (None,))[0]
         t_none = probed.get(("none", b), (None,))[0]
-        fair = t_mode - t_ref if t_mode is not None and t_ref is not None else None
+        fair = saving(probed, m, b)
         # The repetitions are interleaved: rep k of the mode ran next to rep k of its reference, so their
         # differences show how much of the saving is the machine drifting between reps.
-        pairs = [a - r for a, r in zip(probed.get((m, b), (None, []))[1], probed.get((ref, b), (None, []))[1])]
+        pairs = rep_pairs(probed, m, b)
         steps = int(steps_of.get("%s/%d" % (m, b), 0)) or 1
         mine = [s for s in pn_all["log_sites"] if ("log_" + m) in (site_fields(s)[2] or "")]
         pn = probe_numbers(dict(rep, sites=mine), steps)

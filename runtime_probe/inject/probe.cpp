@@ -723,18 +723,24 @@ std::vector<CUpti_ActivityKind> record_kinds_from(const char* list) {
   return picked;
 }
 
-// Subscribes and registers everything that stays on while untraced: the callbacks of the sync path, the
-// context teardown callback and the activity buffers (CUPTI's per-thread buffers off first). Used at the
-// start and, with SYNCLINT_PROBE_DETACH, after each detach. The traced-only callbacks follow the tables.
-CUptiResult attach(bool first) {
+// Turns on or off the callbacks of the tables' entries that are traced-only (`windowed`) or always on.
+void switch_callbacks(bool windowed, bool on) {
+  Probe& p = *g;
+  for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
+    for (std::uint32_t cbid = 0; cbid < table->size(); ++cbid)
+      if ((*table)[cbid].on && (*table)[cbid].windowed == windowed)
+        p.cupti.enable_callback(on ? 1 : 0, p.subscriber, domain, cbid);
+}
+
+// Subscribes, with the callbacks the tables hold (none yet at the start, when build_tables enables them):
+// those of the sync path, and the traced-only ones while traced. Used at the start and, with
+// SYNCLINT_PROBE_DETACH, after each detach.
+CUptiResult attach() {
   Probe& p = *g;
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) return r;
-  if (!first)
-    for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
-      for (std::uint32_t cbid = 0; cbid < table->size(); ++cbid)
-        if ((*table)[cbid].on && (!(*table)[cbid].windowed || p.traced.load()))
-          p.cupti.enable_callback(1, p.subscriber, domain, cbid);
+  switch_callbacks(false, true);
+  if (p.traced.load()) switch_callbacks(true, true);
   return r;
 }
 
@@ -765,7 +771,7 @@ void attach_again_locked() {
   Probe& p = *g;
   if (p.detach_state.load() != 2) return;
   g_epoch.fetch_add(1, std::memory_order_relaxed);  // calls in flight across the detach are not recorded
-  CUptiResult r = attach(false);
+  CUptiResult r = attach();
   std::string partial = r == CUPTI_SUCCESS ? attach_activity() : "cuptiSubscribe: " + p.cupti.describe(r);
   std::uint64_t now = 0;
   p.cupti.get_timestamp(&now);
@@ -798,10 +804,7 @@ void set_traced(bool on) {
   if (p.detach_state.load() == 3) return;                   // could not attach again
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
-  for (auto [domain, table] : {std::pair{CUPTI_CB_DOMAIN_RUNTIME_API, &p.runtime}, std::pair{CUPTI_CB_DOMAIN_DRIVER_API, &p.driver}})
-    for (std::uint32_t cbid = 0; cbid < table->size(); ++cbid)
-      if ((*table)[cbid].on && (*table)[cbid].windowed)
-        p.cupti.enable_callback(on ? 1 : 0, p.subscriber, domain, cbid);
+  switch_callbacks(true, on);
   if (p.activity_ok) {
     for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
@@ -854,7 +857,7 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;
 
-  CUptiResult r = attach(true);
+  CUptiResult r = attach();
   if (r != CUPTI_SUCCESS) {
     std::string why = "cuptiSubscribe failed: " + p.cupti.describe(r);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
@@ -881,11 +884,9 @@ int initialize() {
     p.cupti.enable_latency_timestamps(1);
   const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);
   p.record_kinds = record_kinds_from(std::getenv("SYNCLINT_PROBE_GPU_RECORD_KINDS"));
-  for (auto kind : p.record_kinds) {
-    if (!gpu_records) break;
+  for (auto kind : gpu_records ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
-  }
   if (partial.empty() && env_flag("SYNCLINT_PROBE_RUNTIME_RECORDS") &&
       (r = p.cupti.activity_enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS)
     partial = "activity kind runtime: " + p.cupti.describe(r);
