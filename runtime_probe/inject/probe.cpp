@@ -19,9 +19,10 @@
 //   SYNCLINT_PROBE_REQUEST_PAST_START=0  a site's traced calls all count towards sparing it a requested
 //                            stretch, those of the start-up too (default: only once it has run untraced;
 //                            see SiteRequests)
-//   SYNCLINT_PROBE_DETACH=1  detach CUPTI (cuptiFinalize) after each traced stretch and attach it again at
-//                            once: GPU records switched on mid-run leave a cost that outlasts the stretch
-//                            (docs/probe.md, runs 18-20); not yet measured on a GPU, so off by default
+//   SYNCLINT_PROBE_DETACH=1  detach CUPTI (cuptiFinalize, at the exit of the next blocking call) after each
+//                            traced stretch and attach it again SYNCLINT_PROBE_DETACH_GRACE_MS later (20):
+//                            GPU records switched on mid-run leave a cost that outlasts the stretch
+//                            (docs/probe.md, runs 18-21); off by default
 //   SYNCLINT_PROBE_PER_THREAD_BUFFERS=1  CUPTI 13's per-thread activity buffers (default off: with them,
 //                            CUPTI crashed LibTorch programs on the H200; docs/probe.md, "A crash in CUPTI")
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
@@ -131,12 +132,16 @@ struct Probe {
   std::mutex window_mu;  // one window cut at a time
   // SYNCLINT_PROBE_DETACH=1: after each stretch switched on mid-run, CUPTI is detached (cuptiFinalize, at
   // the exit of the program's next blocking call) and attached again at once, since a stretch's GPU
-  // records leave a cost that outlasts it (docs/probe.md, runs 18-20). 0: attached, 1: detach asked for,
-  // 2: detached, to be attached again by the window thread.
+  // records leave a cost that outlasts it (docs/probe.md, runs 18-21). 0: attached, 1: detach asked for,
+  // 2: detached, to be attached again by the window thread, 3: detached for good (could not attach again),
+  // 4: being detached (callbacks of other threads do nothing).
   bool detach = false;
   std::atomic<int> detach_state{0};
   std::mutex cupti_mu;  // CUPTI's switches, flushes and the detach, one thread at a time
-  std::uint64_t detaches = 0, detached_ns = 0, detached_at = 0;
+  std::uint64_t detaches = 0, detached_ns = 0;
+  std::chrono::steady_clock::time_point detached_at;
+  std::chrono::milliseconds detach_grace{20};
+  std::atomic<std::int64_t> detached_clock_offset{0};  // CUPTI's clock minus the steady clock, for now_ns()
   std::ofstream trace_out;
   std::unique_ptr<TraceWriter> trace;
   std::thread watcher;
@@ -170,9 +175,19 @@ thread_local std::int32_t t_copy_site = -1;
 thread_local bool t_copy_blocking = false;
 constexpr std::uint64_t kPairGapNs = 10000;
 
+std::uint64_t steady_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// CUPTI's clock. While CUPTI is detached (SYNCLINT_PROBE_DETACH) no CUPTI call may be made, since any would
+// start it again: the steady clock, moved by the offset between the two taken just before the detach.
 std::uint64_t now_ns() {
+  if (g == nullptr || g->cupti.get_timestamp == nullptr) return 0;
+  if (g->detach_state.load(std::memory_order_acquire) >= 2)
+    return steady_ns() + static_cast<std::uint64_t>(g->detached_clock_offset.load(std::memory_order_relaxed));
   std::uint64_t t = 0;
-  if (g != nullptr && g->cupti.get_timestamp != nullptr) g->cupti.get_timestamp(&t);
+  g->cupti.get_timestamp(&t);
   return t;
 }
 
@@ -248,19 +263,28 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
 
 // ---- detaching CUPTI (SYNCLINT_PROBE_DETACH) --------------------------------------------------------
 
-// At the exit callsite of a CUDA call, as CUPTI recommends for cuptiFinalize: the last records are
-// flushed, CUPTI is detached, and the window thread is woken to attach it again. Skipped (tried again at
-// the next call) while the window thread is using CUPTI.
+// At the exit callsite of a blocking CUDA call, as CUPTI recommends for cuptiFinalize: the host has just
+// waited for the GPU, so little of the program's work is in flight. The last records are flushed, CUPTI
+// is detached, and the window thread is woken to attach it again after a grace period. Nothing here calls
+// CUPTI after cuptiFinalize (any CUPTI call would start it again, inside its own dispatch of this call),
+// and callbacks of other threads do nothing meanwhile. On the H200, a detach at the exit of any call with
+// CUPTI attached again at once crashed a LibTorch program in CUPTI's launch path in 5 of 7 processes
+// (docs/probe.md, run 21). Skipped (tried again at the next blocking call) while the window thread is
+// using CUPTI.
 void detach_here() {
   Probe& p = *g;
   std::unique_lock lock(p.cupti_mu, std::try_to_lock);
   if (!lock.owns_lock() || p.detach_state.load() != 1) return;
   p.cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::uint64_t cupti_now = 0;
+  p.cupti.get_timestamp(&cupti_now);
+  p.detached_clock_offset.store(static_cast<std::int64_t>(cupti_now - steady_ns()));
+  p.detach_state.store(4);
   if (p.cupti.finalize() != CUPTI_SUCCESS) {
     p.detach_state.store(0);  // still attached: go on as without the setting
     return;
   }
-  p.cupti.get_timestamp(&p.detached_at);
+  p.detached_at = std::chrono::steady_clock::now();
   p.detach_state.store(2);
   wake_watcher('D');
 }
@@ -275,6 +299,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   Probe& p = *g;
+  if (p.detach_state.load(std::memory_order_relaxed) >= 2) return;  // being detached, or detached
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   const std::vector<Entry>& table = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? p.runtime : p.driver;
   if (cbid >= table.size() || !table[cbid].on) return;
@@ -356,7 +381,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   p.rec->add_call(call);
   // Sampling: a site that keeps syncing while untraced asks the window thread for a traced stretch.
   if (blocking && call.site >= 0 && p.sample < 1 && p.requests.note(call.site, call.traced)) wake_watcher('N');
-  if (p.detach_state.load(std::memory_order_relaxed) == 1) detach_here();
+  if (blocking && p.detach_state.load(std::memory_order_relaxed) == 1) detach_here();
 }
 
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -549,7 +574,9 @@ void watcher_main() {
   SampleSchedule schedule(p.sample, p.sample_on, started, p.sample_first);
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
-    int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
+    // Detached: CUPTI is attached again once the grace period is over (see detach_here).
+    const auto attach_due = p.detach_state.load() == 2 ? p.detached_at + p.detach_grace : clock::time_point::max();
+    int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due(), attach_due})));
     char c = 'T';
     if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
     if (r < 0) continue;
@@ -561,8 +588,8 @@ void watcher_main() {
       kill(getpid(), sig);
       return;
     }
-    if (p.detach_state.load() == 2) attach_again();
     const auto now = clock::now();
+    if (p.detach_state.load() == 2 && now >= p.detached_at + p.detach_grace) attach_again();
     if (p.finished.load()) {  // the report is written: wait for 'Q' without cutting or toggling
       next_cut = now + window;
       schedule.stop();
@@ -773,9 +800,8 @@ void attach_again_locked() {
   g_epoch.fetch_add(1, std::memory_order_relaxed);  // calls in flight across the detach are not recorded
   CUptiResult r = attach();
   std::string partial = r == CUPTI_SUCCESS ? attach_activity() : "cuptiSubscribe: " + p.cupti.describe(r);
-  std::uint64_t now = 0;
-  p.cupti.get_timestamp(&now);
-  p.detached_ns += now > p.detached_at ? now - p.detached_at : 0;
+  const auto detached_for = std::chrono::steady_clock::now() - p.detached_at;
+  p.detached_ns += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(detached_for).count());
   ++p.detaches;
   if (!partial.empty()) {
     p.status = "partial: CUPTI could not be attached again after a detach (" + partial + "); nothing recorded after it";
@@ -786,7 +812,7 @@ void attach_again_locked() {
   p.detach_state.store(0);
   if (p.debug)
     std::fprintf(stderr, "synclint probe: CUPTI detached and attached again (%.3f ms)\n",
-                 static_cast<double>(now - p.detached_at) / 1e6);
+                 std::chrono::duration<double, std::milli>(detached_for).count());
 }
 
 void attach_again() {
@@ -800,7 +826,8 @@ void set_traced(bool on) {
   if (p.traced.load() == on) return;
   std::lock_guard lock(p.cupti_mu);
   if (p.detach_state.load() == 1) p.detach_state.store(0);  // not detached yet: no longer needed
-  attach_again_locked();                                    // detached just now: back first
+  if (p.detach_state.load() == 2) std::this_thread::sleep_until(p.detached_at + p.detach_grace);
+  attach_again_locked();  // detached just now: back first, once the grace period is over
   if (p.detach_state.load() == 3) return;                   // could not attach again
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
@@ -875,6 +902,7 @@ int initialize() {
     build_tables(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, p.driver,
                  drv != nullptr && std::strcmp(drv, "all") == 0);
   p.detach = env_flag("SYNCLINT_PROBE_DETACH") && p.sample < 1;
+  p.detach_grace = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_DETACH_GRACE_MS", 20));
   if (p.detach && p.cupti.finalize == nullptr) {
     report_error("SYNCLINT_PROBE_DETACH: this CUPTI has no cuptiFinalize; staying attached");
     p.detach = false;
