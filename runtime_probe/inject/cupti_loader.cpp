@@ -71,7 +71,6 @@ bool load_cupti(CuptiApi& api, std::string& error) {
   std::string optional;
   bind(handle, "cuptiActivityEnableLatencyTimestamps", api.enable_latency_timestamps, optional);
   bind(handle, "cuptiActivitySetAttribute", api.activity_set_attribute, optional);
-  bind(handle, "cuptiFinalize", api.finalize, optional);
   if (!missing.empty()) {
     error = api.path + " lacks " + missing;
     return false;

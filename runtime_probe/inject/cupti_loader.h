@@ -24,7 +24,6 @@ struct CuptiApi {
   decltype(&cuptiActivityFlushAll) activity_flush_all = nullptr;
   decltype(&cuptiActivityEnableLatencyTimestamps) enable_latency_timestamps = nullptr;  // optional
   decltype(&cuptiActivitySetAttribute) activity_set_attribute = nullptr;                 // optional
-  decltype(&cuptiFinalize) finalize = nullptr;                                           // optional
   std::string path;  // the library that was opened
 
   // "CUPTI_ERROR_..." text for a result code (falls back to the number).

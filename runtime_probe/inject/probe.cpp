@@ -19,10 +19,6 @@
 //   SYNCLINT_PROBE_REQUEST_PAST_START=0  a site's traced calls all count towards sparing it a requested
 //                            stretch, those of the start-up too (default: only once it has run untraced;
 //                            see SiteRequests)
-//   SYNCLINT_PROBE_DETACH=1  detach CUPTI (cuptiFinalize, at the exit of the next blocking call) after each
-//                            traced stretch and attach it again SYNCLINT_PROBE_DETACH_GRACE_MS later (20):
-//                            GPU records switched on mid-run leave a cost that outlasts the stretch
-//                            (docs/probe.md, runs 18-21); off by default
 //   SYNCLINT_PROBE_PER_THREAD_BUFFERS=1  CUPTI 13's per-thread activity buffers (default off: with them,
 //                            CUPTI crashed LibTorch programs on the H200; docs/probe.md, "A crash in CUPTI")
 //   SYNCLINT_PROBE_DRIVER=0  no driver API callbacks (direct driver launches from Triton or custom code are
@@ -130,18 +126,7 @@ struct Probe {
   std::unordered_map<const char*, std::uint32_t> kernel_names;  // CUPTI's name pointer -> interned
 
   std::mutex window_mu;  // one window cut at a time
-  // SYNCLINT_PROBE_DETACH=1: after each stretch switched on mid-run, CUPTI is detached (cuptiFinalize, at
-  // the exit of the program's next blocking call) and attached again at once, since a stretch's GPU
-  // records leave a cost that outlasts it (docs/probe.md, runs 18-21). 0: attached, 1: detach asked for,
-  // 2: detached, to be attached again by the window thread, 3: detached for good (could not attach again),
-  // 4: being detached (callbacks of other threads do nothing).
-  bool detach = false;
-  std::atomic<int> detach_state{0};
-  std::mutex cupti_mu;  // CUPTI's switches, flushes and the detach, one thread at a time
-  std::uint64_t detaches = 0, detached_ns = 0;
-  std::chrono::steady_clock::time_point detached_at;
-  std::chrono::milliseconds detach_grace{20};
-  std::atomic<std::int64_t> detached_clock_offset{0};  // CUPTI's clock minus the steady clock, for now_ns()
+  std::mutex cupti_mu;  // CUPTI's switches and flushes, one thread at a time
   std::ofstream trace_out;
   std::unique_ptr<TraceWriter> trace;
   std::thread watcher;
@@ -175,19 +160,9 @@ thread_local std::int32_t t_copy_site = -1;
 thread_local bool t_copy_blocking = false;
 constexpr std::uint64_t kPairGapNs = 10000;
 
-std::uint64_t steady_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
-
-// CUPTI's clock. While CUPTI is detached (SYNCLINT_PROBE_DETACH) no CUPTI call may be made, since any would
-// start it again: the steady clock, moved by the offset between the two taken just before the detach.
 std::uint64_t now_ns() {
-  if (g == nullptr || g->cupti.get_timestamp == nullptr) return 0;
-  if (g->detach_state.load(std::memory_order_acquire) >= 2)
-    return steady_ns() + static_cast<std::uint64_t>(g->detached_clock_offset.load(std::memory_order_relaxed));
   std::uint64_t t = 0;
-  g->cupti.get_timestamp(&t);
+  if (g != nullptr && g->cupti.get_timestamp != nullptr) g->cupti.get_timestamp(&t);
   return t;
 }
 
@@ -261,34 +236,6 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
   return false;
 }
 
-// ---- detaching CUPTI (SYNCLINT_PROBE_DETACH) --------------------------------------------------------
-
-// At the exit callsite of a blocking CUDA call, as CUPTI recommends for cuptiFinalize: the host has just
-// waited for the GPU, so little of the program's work is in flight. The last records are flushed, CUPTI
-// is detached, and the window thread is woken to attach it again after a grace period. Nothing here calls
-// CUPTI after cuptiFinalize (any CUPTI call would start it again, inside its own dispatch of this call),
-// and callbacks of other threads do nothing meanwhile. On the H200, a detach at the exit of any call with
-// CUPTI attached again at once crashed a LibTorch program in CUPTI's launch path in 5 of 7 processes
-// (docs/probe.md, run 21). Skipped (tried again at the next blocking call) while the window thread is
-// using CUPTI.
-void detach_here() {
-  Probe& p = *g;
-  std::unique_lock lock(p.cupti_mu, std::try_to_lock);
-  if (!lock.owns_lock() || p.detach_state.load() != 1) return;
-  p.cupti.activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  std::uint64_t cupti_now = 0;
-  p.cupti.get_timestamp(&cupti_now);
-  p.detached_clock_offset.store(static_cast<std::int64_t>(cupti_now - steady_ns()));
-  p.detach_state.store(4);
-  if (p.cupti.finalize() != CUPTI_SUCCESS) {
-    p.detach_state.store(0);  // still attached: go on as without the setting
-    return;
-  }
-  p.detached_at = std::chrono::steady_clock::now();
-  p.detach_state.store(2);
-  wake_watcher('D');
-}
-
 // ---- CUPTI callbacks ----------------------------------------------------------------------------
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -299,7 +246,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   Probe& p = *g;
-  if (p.detach_state.load(std::memory_order_relaxed) >= 2) return;  // being detached, or detached
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
   const std::vector<Entry>& table = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? p.runtime : p.driver;
   if (cbid >= table.size() || !table[cbid].on) return;
@@ -381,7 +327,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   p.rec->add_call(call);
   // Sampling: a site that keeps syncing while untraced asks the window thread for a traced stretch.
   if (blocking && call.site >= 0 && p.sample < 1 && p.requests.note(call.site, call.traced)) wake_watcher('N');
-  if (blocking && p.detach_state.load(std::memory_order_relaxed) == 1) detach_here();
 }
 
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -476,7 +421,7 @@ void cut_window(bool final) {
   std::lock_guard lock(p.window_mu);
   {
     std::lock_guard cupti(p.cupti_mu);
-    if (p.detach_state.load() < 2) p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+    p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   }
   std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
   EventStream w = p.rec->take_window(cut, final);
@@ -524,7 +469,7 @@ void write_outputs() {
     std::fprintf(stderr,
                  "synclint probe: pid %lld status '%s' host calls %llu gpu records %llu windows %llu sites %zu "
                  "site captures %llu (%.2f us each) exit callbacks %llu (%.2f us each) native walks %llu fast %llu full (%s) "
-                 "detaches %llu (%.3f ms detached) symbolizer %s report %s\n",
+                 "symbolizer %s report %s\n",
                  static_cast<long long>(p.run.pid), p.status.c_str(),
                  static_cast<unsigned long long>(p.rec ? p.rec->host_calls_seen() : 0),
                  static_cast<unsigned long long>(p.gpu_records.load()),
@@ -536,7 +481,6 @@ void write_outputs() {
                  static_cast<unsigned long long>(p.native ? p.native->fast_walks() : 0),
                  static_cast<unsigned long long>(p.native ? p.native->full_walks() : 0),
                  p.native ? p.native->fallback_summary().c_str() : "-",
-                 static_cast<unsigned long long>(p.detaches), static_cast<double>(p.detached_ns) / 1e6,
                  p.native ? (p.native->symbolizer().tool_path().empty() ? "none (dladdr)"
                                                                          : p.native->symbolizer().tool_path().c_str())
                           : "-",
@@ -555,7 +499,6 @@ void finish_once() {
 }
 
 void set_traced(bool on);
-void attach_again();
 
 // Milliseconds from now until `deadline` (steady clock), at least 1.
 int ms_until(std::chrono::steady_clock::time_point deadline) {
@@ -574,9 +517,7 @@ void watcher_main() {
   SampleSchedule schedule(p.sample, p.sample_on, started, p.sample_first);
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
-    // Detached: CUPTI is attached again once the grace period is over (see detach_here).
-    const auto attach_due = p.detach_state.load() == 2 ? p.detached_at + p.detach_grace : clock::time_point::max();
-    int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due(), attach_due})));
+    int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
     char c = 'T';
     if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
     if (r < 0) continue;
@@ -589,7 +530,6 @@ void watcher_main() {
       return;
     }
     const auto now = clock::now();
-    if (p.detach_state.load() == 2 && now >= p.detached_at + p.detach_grace) attach_again();
     if (p.finished.load()) {  // the report is written: wait for 'Q' without cutting or toggling
       next_cut = now + window;
       schedule.stop();
@@ -613,8 +553,6 @@ void watcher_main() {
       cut_window(false);
       next_cut = now + window;
     }
-    // The stretch's records are in: CUPTI may go (at the exit of the program's next blocking call).
-    if (flush && p.detach && !p.traced.load()) p.detach_state.store(1);
   }
 }
 
@@ -759,18 +697,6 @@ void switch_callbacks(bool windowed, bool on) {
         p.cupti.enable_callback(on ? 1 : 0, p.subscriber, domain, cbid);
 }
 
-// Subscribes, with the callbacks the tables hold (none yet at the start, when build_tables enables them):
-// those of the sync path, and the traced-only ones while traced. Used at the start and, with
-// SYNCLINT_PROBE_DETACH, after each detach.
-CUptiResult attach() {
-  Probe& p = *g;
-  CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
-  if (r != CUPTI_SUCCESS) return r;
-  switch_callbacks(false, true);
-  if (p.traced.load()) switch_callbacks(true, true);
-  return r;
-}
-
 // The rest of attaching, once the tables are built: context teardown callback, activity buffers.
 std::string attach_activity() {
   Probe& p = *g;
@@ -792,43 +718,11 @@ std::string attach_activity() {
   return {};
 }
 
-// The window thread, after detach_here: CUPTI back as it was while untraced. If it cannot be had again
-// (another client took it in between), the run goes on unprobed and the report says so.
-void attach_again_locked() {
-  Probe& p = *g;
-  if (p.detach_state.load() != 2) return;
-  g_epoch.fetch_add(1, std::memory_order_relaxed);  // calls in flight across the detach are not recorded
-  CUptiResult r = attach();
-  std::string partial = r == CUPTI_SUCCESS ? attach_activity() : "cuptiSubscribe: " + p.cupti.describe(r);
-  const auto detached_for = std::chrono::steady_clock::now() - p.detached_at;
-  p.detached_ns += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(detached_for).count());
-  ++p.detaches;
-  if (!partial.empty()) {
-    p.status = "partial: CUPTI could not be attached again after a detach (" + partial + "); nothing recorded after it";
-    report_error(p.status);
-    p.detach_state.store(3);  // stays detached; what was recorded is still analysed at exit
-    return;
-  }
-  p.detach_state.store(0);
-  if (p.debug)
-    std::fprintf(stderr, "synclint probe: CUPTI detached and attached again (%.3f ms)\n",
-                 std::chrono::duration<double, std::milli>(detached_for).count());
-}
-
-void attach_again() {
-  std::lock_guard lock(g->cupti_mu);
-  attach_again_locked();
-}
-
 // Turns the launch callbacks and the GPU activity records on or off at a sampling window boundary.
 void set_traced(bool on) {
   Probe& p = *g;
   if (p.traced.load() == on) return;
   std::lock_guard lock(p.cupti_mu);
-  if (p.detach_state.load() == 1) p.detach_state.store(0);  // not detached yet: no longer needed
-  if (p.detach_state.load() == 2) std::this_thread::sleep_until(p.detached_at + p.detach_grace);
-  attach_again_locked();  // detached just now: back first, once the grace period is over
-  if (p.detach_state.load() == 3) return;                   // could not attach again
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   switch_callbacks(true, on);
@@ -884,7 +778,7 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;
 
-  CUptiResult r = attach();
+  CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
     std::string why = "cuptiSubscribe failed: " + p.cupti.describe(r);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
@@ -901,12 +795,6 @@ int initialize() {
   if (drv == nullptr || std::strcmp(drv, "0") != 0)
     build_tables(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, p.driver,
                  drv != nullptr && std::strcmp(drv, "all") == 0);
-  p.detach = env_flag("SYNCLINT_PROBE_DETACH") && p.sample < 1;
-  p.detach_grace = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_DETACH_GRACE_MS", 20));
-  if (p.detach && p.cupti.finalize == nullptr) {
-    report_error("SYNCLINT_PROBE_DETACH: this CUPTI has no cuptiFinalize; staying attached");
-    p.detach = false;
-  }
   std::string partial = attach_activity();
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);

@@ -184,6 +184,49 @@ class OverheadPhases(unittest.TestCase):
         for got, want in zip(seg, (0.0, 0.2, 0.2, 0.2)):
             self.assertAlmostEqual(got, want, places=3)
 
+    def test_several_languages_are_kept_apart_and_failed_processes_counted(self):
+        # C++ probed 10% slower, Python 30% slower; one Python process failed.
+        rows = ["variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s"]
+        for r in (1, 2):
+            for lang, cost in (("cpp", 1.1), ("py", 1.3)):
+                rows.append("unprobed\t%s\t16\t%d\t%s\t1\t1" % (lang, r, ",".join(["2.0000"] * 4)))
+                rows.append("default\t%s\t16\t%d\t%s\t1\t1" % (lang, r, ",".join(["%.4f" % (2.0 * cost)] * 4)))
+        rows.append("default\tpy\t16\t3\trc=139\t? ?")
+        path = write_log(rows)
+        try:
+            table = overhead_phases.read_table(path)
+            failures = overhead_phases.read_failures(path)
+        finally:
+            os.unlink(path)
+        got = {variant: round(whole, 3) for variant, n, whole, seg, slower in overhead_phases.phases(table, 4)}
+        self.assertEqual(got, {"default (cpp 16)": 0.1, "default (py 16)": 0.3})
+        self.assertEqual(failures, {"default (py 16)": [(3, "rc=139")]})
+
+    def test_repetitions_are_put_in_the_state_the_probe_log_shows_before_them(self):
+        log = ["synclint probe: tracing off at 1000.0 ms",
+               "cpp mode=none     batch=16   rep=0  2.000 ms/step",
+               "synclint probe: tracing on at 2500.0 ms (request)",
+               "cpp mode=none     batch=16   rep=1  2.600 ms/step",
+               "synclint probe: tracing off at 3500.0 ms",
+               "synclint probe: flush of the stretch at 3700.0 ms",
+               "cpp mode=none     batch=16   rep=2  2.200 ms/step",
+               "synclint probe: CUPTI detached and attached again (30.0 ms)",
+               "cpp mode=none     batch=16   rep=3  2.000 ms/step"]
+        self.assertEqual(overhead_phases.rep_states(log), [
+            "untraced, after a stretch", "traced", "untraced, after a stretch", "untraced, after a detach"])
+        with tempfile.TemporaryDirectory() as runs:
+            os.makedirs(os.path.join(runs, "cpp-SYNCLINT_PROBE_DEBUG=1-16-r1"))
+            with open(os.path.join(runs, "cpp-SYNCLINT_PROBE_DEBUG=1-16-r1", "stderr.txt"), "w") as f:
+                f.write("\n".join(log) + "\n")
+            tsv = os.path.join(runs, "overhead.tsv")
+            with open(tsv, "w") as f:
+                f.write("variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s\n"
+                        "unprobed\tcpp\t16\t1\t2.0,2.0,2.0,2.0\t1\t1\n"
+                        "SYNCLINT_PROBE_DEBUG=1\tcpp\t16\t1\t2.0,2.6,2.2,2.0\t1\t1\n")
+            states = overhead_phases.by_state(tsv, runs)
+        got = {state: [round(x, 3) for x in ratios] for state, ratios in states["SYNCLINT_PROBE_DEBUG=1"].items()}
+        self.assertEqual(got, {"untraced, after a stretch": [0.0, 0.1], "traced": [0.3], "untraced, after a detach": [0.0]})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -2,16 +2,12 @@
 // through SYNCLINT_CUPTI_PATH and subscribes; a host program (fake_cuda_host.cpp) then plays API calls
 // (ENTER and EXIT callbacks) and GPU kernel records through fake_cupti_call / fake_cupti_kernel, as CUPTI
 // would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
-// FAKE_CUPTI_BUSY_AFTER_FINALIZE=1 makes it fail only after a cuptiFinalize;
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
 // line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
 // flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
-// (CLOCK_MONOTONIC), "finalize NS" when CUPTI is detached followed by "finalize-in-WHERE NS" (WHERE: the
-// runtime call and callback site it was called from, "exit-cudaStreamSynchronize_v3020", or "outside"),
-// "while-detached-API NS" for each CUPTI call made between a cuptiFinalize and the next cuptiSubscribe
-// (with the real library any such call starts CUPTI again, unasked), and with FAKE_CUPTI_LOG_ALL_KINDS=1
-// also "enable-K|disable-K NS" for the other activity kinds (K: CUpti_ActivityKind's number); turning the
-// per-thread buffers off after the buffer callbacks are registered is refused, as CUPTI requires.
+// (CLOCK_MONOTONIC), and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
+// activity kinds (K: CUpti_ActivityKind's number); turning the per-thread buffers off after the buffer
+// callbacks are registered is refused, as CUPTI requires.
 #include <cupti.h>
 
 #include <algorithm>
@@ -21,7 +17,6 @@
 #include <ctime>
 #include <mutex>
 #include <set>
-#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -35,36 +30,6 @@ std::set<int> g_activities;
 CUpti_BuffersCallbackRequestFunc g_request = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 std::vector<CUpti_ActivityKernel10> g_kernels;  // delivered at the next flush
-bool g_finalized = false;
-bool g_detached = false;  // finalized and not subscribed again
-// The runtime call whose callback this thread is in, and the callback site.
-thread_local const char* t_call = nullptr;
-thread_local CUpti_ApiCallbackSite t_site = CUPTI_API_ENTER;
-
-uint64_t clock_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void log_line(const char* what, uint64_t at) {
-  const char* path = std::getenv("FAKE_CUPTI_LOG");
-  if (path == nullptr) return;
-  if (FILE* f = std::fopen(path, "a")) {
-    std::fprintf(f, "%s %llu\n", what, static_cast<unsigned long long>(at));
-    std::fclose(f);
-  }
-}
-
-// A CUPTI call: logged when made while detached.
-void called(const char* api) {
-  bool detached;
-  {
-    std::lock_guard lock(g_mu);
-    detached = g_detached;
-  }
-  if (detached) log_line((std::string("while-detached-") + api).c_str(), clock_ns());
-}
 
 const char* runtime_name(CUpti_CallbackId cbid) {
   switch (cbid) {
@@ -84,16 +49,12 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFun
   if (const char* busy = std::getenv("FAKE_CUPTI_BUSY"); busy != nullptr && std::strcmp(busy, "1") == 0)
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   std::lock_guard lock(g_mu);
-  if (g_finalized && std::getenv("FAKE_CUPTI_BUSY_AFTER_FINALIZE") != nullptr)  // another client took it
-    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
-  g_detached = false;
   g_callback = callback;
   *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(0x1);
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) { return CUPTI_SUCCESS; }
 CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  called("cuptiEnableCallback");
   std::lock_guard lock(g_mu);
   if (enable) g_enabled.insert({domain, cbid});
   else g_enabled.erase({domain, cbid});
@@ -105,37 +66,45 @@ CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, con
   return *name != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 CUptiResult cuptiGetTimestamp(uint64_t* timestamp) {
-  called("cuptiGetTimestamp");
-  *timestamp = clock_ns();
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *timestamp = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiGetResultString(CUptiResult, const char** str) {
   *str = "CUPTI_ERROR_FAKE";
   return CUPTI_SUCCESS;
 }
+CUptiResult cuptiGetTimestamp(uint64_t* timestamp);
+
 void log_switch(CUpti_ActivityKind kind, const char* what) {
+  const char* path = std::getenv("FAKE_CUPTI_LOG");
+  if (path == nullptr) return;
   // The kernel kind's switches as they are; the other kinds' (memcpy, memset) only with
   // FAKE_CUPTI_LOG_ALL_KINDS=1, suffixed with the kind's number.
-  if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return log_line(what, clock_ns());
-  if (std::getenv("FAKE_CUPTI_LOG_ALL_KINDS") != nullptr)
-    log_line((std::string(what) + "-" + std::to_string(static_cast<int>(kind))).c_str(), clock_ns());
+  const bool kernel = kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  if (!kernel && std::getenv("FAKE_CUPTI_LOG_ALL_KINDS") == nullptr) return;
+  uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  if (FILE* f = std::fopen(path, "a")) {
+    if (kernel) std::fprintf(f, "%s %llu\n", what, static_cast<unsigned long long>(now));
+    else std::fprintf(f, "%s-%d %llu\n", what, static_cast<int>(kind), static_cast<unsigned long long>(now));
+    std::fclose(f);
+  }
 }
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
-  called("cuptiActivityEnable");
   std::lock_guard lock(g_mu);
   g_activities.insert(kind);
   log_switch(kind, "enable");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
-  called("cuptiActivityDisable");
   std::lock_guard lock(g_mu);
   g_activities.erase(kind);
   log_switch(kind, "disable");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t* size, void* value) {
-  called("cuptiActivitySetAttribute");
   if (attr != CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER || *size != sizeof(uint8_t)) return CUPTI_ERROR_INVALID_PARAMETER;
   {
     std::lock_guard lock(g_mu);
@@ -145,7 +114,6 @@ CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t* size
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete) {
-  called("cuptiActivityRegisterCallbacks");
   std::lock_guard lock(g_mu);
   g_request = request;
   g_complete = complete;
@@ -166,10 +134,10 @@ CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropp
 // one buffer: held back while a queued kernel has not ended); a forced one returns everything, a kernel
 // still running with no end time.
 CUptiResult cuptiActivityFlushAll(uint32_t flag) {
-  called("cuptiActivityFlushAll");
   const bool forced = (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0;
   log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, forced ? "forced-flush" : "flush");
-  const uint64_t now = clock_ns();
+  uint64_t now = 0;
+  cuptiGetTimestamp(&now);
   std::vector<CUpti_ActivityKernel10> kernels;
   CUpti_BuffersCallbackRequestFunc request;
   CUpti_BuffersCallbackCompleteFunc complete;
@@ -203,25 +171,6 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   return result;
 }
 CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS; }
-// Detaches: the subscriber, its callbacks, the activity kinds and buffer callbacks are gone (the queued
-// records with them); cuptiSubscribe attaches again.
-CUptiResult cuptiFinalize() {
-  log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "finalize");
-  if (std::getenv("FAKE_CUPTI_LOG") != nullptr) {
-    const std::string where = t_call == nullptr ? "outside" : std::string(t_site == CUPTI_API_EXIT ? "exit-" : "enter-") + t_call;
-    log_line(("finalize-in-" + where).c_str(), clock_ns());
-  }
-  std::lock_guard lock(g_mu);
-  g_detached = true;
-  g_callback = nullptr;
-  g_enabled.clear();
-  g_activities.clear();
-  g_request = nullptr;
-  g_complete = nullptr;
-  g_kernels.clear();
-  g_finalized = true;
-  return CUPTI_SUCCESS;
-}
 
 // ---- driven by the test host
 
@@ -240,11 +189,7 @@ void fake_cupti_call(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, uint32_t
   data.functionParams = params;
   data.correlationData = correlation_data;
   data.correlationId = correlation;
-  if (callback == nullptr) return;
-  t_call = data.functionName;
-  t_site = site;
-  callback(nullptr, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &data);
-  t_call = nullptr;
+  if (callback != nullptr) callback(nullptr, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &data);
 }
 
 // Queues a kernel record (delivered at the next cuptiActivityFlushAll) while kernel records are enabled.
