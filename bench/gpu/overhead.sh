@@ -11,6 +11,8 @@
 #   BENCH=launch bench/gpu/overhead.sh         # launch_cost.py: us per kernel launch (host-bound, low noise)
 #   VARIANTS="unprobed default unprobed+CUDA_MODULE_LOADING=EAGER CUDA_MODULE_LOADING=EAGER" bench/gpu/overhead.sh
 #                                               # VAR=value+...: probed with that environment; unprobed+...: not probed
+#   LANGS=cpp VARIANTS="unprobed default torchops" bench/gpu/overhead.sh   # torchops: C++ reads timed by the
+#                                               # LibTorch shim (SYNCLINT_PROBE_TORCH_OPS), built beside train_cpp
 #   PIN=2-5 bench/gpu/overhead.sh               # every process on the same CPUs (taskset -c): a launch-bound
 #                                               # loop then does not move between cores of unequal speed
 #
@@ -39,6 +41,7 @@ if [[ " $LANGS " == *" cpp "* ]]; then
   cmake -S bench/gpu/cpp -B build-gpu-train -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_PREFIX_PATH="$prefix" \
     >>"$OUT/build.log" 2>&1 && ninja -C build-gpu-train train_cpp >>"$OUT/build.log" 2>&1 &&
     train_cpp="$root/build-gpu-train/train_cpp" || echo "overhead: train_cpp build failed" >&2
+  ninja -C build-gpu-train synclint_torch_ops >>"$OUT/build.log" 2>&1 || echo "overhead: torch_ops shim build failed" >&2
 fi
 
 # variant NAME: the environment of that variant, one VAR=value per line
@@ -55,6 +58,7 @@ variant_env() {
     syncsonly) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_GPU_RECORDS=0 ;;
     rtrecords) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_RUNTIME_RECORDS=1 ;;
     debug) printf '%s\n' "$probe" SYNCLINT_PROBE_DEBUG=1 ;;
+    torchops) printf '%s\n' "$probe" SYNCLINT_PROBE_TORCH_OPS="$root/build-gpu-train/torch_ops/libsynclint_torch_ops.so" ;;
     latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_LATENCY=1 ;;
     nolaunch-latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_LATENCY=1 ;;
     unprobed+*) printf '%s\n' ${1#unprobed+} | tr '+' '\n' ;;  # unprobed+VAR=value+...: no probe

@@ -26,6 +26,9 @@
 //                            through the driver API). Default: driver launches and memsets only.
 //   SYNCLINT_PROBE_PYTHON_CALLS=0  do not time the Python calls that block (Python 3.12+: sys.monitoring
 //                            on the calls that made blocking calls; see PythonSites::time_calls)
+//   SYNCLINT_PROBE_TORCH_OPS=PATH  in a C++ LibTorch program, time each read operator (`.item()`, `if (t)`)
+//                            on the host through LibTorch's RecordFunction hook, in traced stretches: the
+//                            shim runtime_probe/torch_ops built against the program's own LibTorch
 //   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit, each switch of sampled tracing as it happens, and
 //                            the stack of a thread that faults (SIGSEGV, SIGBUS, SIGILL)
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
@@ -37,6 +40,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -127,6 +131,9 @@ struct Probe {
 
   std::mutex window_mu;  // one window cut at a time
   std::mutex cupti_mu;  // CUPTI's switches and flushes, one thread at a time
+  // SYNCLINT_PROBE_TORCH_OPS: the shim's switch, set once it is loaded (by the window thread).
+  std::string torch_ops_path;
+  void (*torch_ops_enable)(int) = nullptr;
   std::ofstream trace_out;
   std::unique_ptr<TraceWriter> trace;
   std::thread watcher;
@@ -186,6 +193,10 @@ void on_python_call(std::uint64_t start, std::uint64_t end, std::int32_t site) {
   call.traced = g->traced.load(std::memory_order_relaxed);
   g->rec->add_call(call);
 }
+
+// A read operator of LibTorch timed by the torch_ops shim, on the thread that ran it: the same as a timed
+// Python call around a read (the CUDA calls inside it are found by time and thread).
+void on_torch_read(std::uint64_t start, std::uint64_t end) { on_python_call(start, end, -1); }
 
 std::int32_t capture_site(bool read) {
   Probe& p = *g;
@@ -508,9 +519,54 @@ int ms_until(std::chrono::steady_clock::time_point deadline) {
 
 // The window thread: cuts a window every SYNCLINT_PROBE_WINDOW_MS (or when a thread's buffer is full), and
 // with sampling switches tracing on for a traced stretch, then off for the rest of each period.
+// SYNCLINT_PROBE_TORCH_OPS: loads the shim into a C++ LibTorch program, on the window thread (LibTorch
+// takes its callback lock; not inside the CUDA call that started the probe). In a Python program the Python
+// call around each read is timed already; in a program without LibTorch there is nothing to hook.
+bool libtorch_loaded() {
+  return dl_iterate_phdr([](dl_phdr_info* info, std::size_t, void*) {
+           return info->dlpi_name != nullptr && std::strstr(info->dlpi_name, "libtorch_cpu.so") != nullptr ? 1 : 0;
+         }, nullptr) != 0;
+}
+
+void load_torch_ops() {
+  Probe& p = *g;
+  if (p.torch_ops_path.empty()) return;
+  const std::string what = "SYNCLINT_PROBE_TORCH_OPS=" + p.torch_ops_path + ": ";
+  using IsInitialized = int (*)();
+  if (auto py = reinterpret_cast<IsInitialized>(dlsym(RTLD_DEFAULT, "Py_IsInitialized")); py != nullptr && py() != 0) {
+    if (p.debug) report_error(what + "not loaded in a Python program (its Python calls are timed)");
+    return;
+  }
+  if (!libtorch_loaded()) {
+    report_error(what + "not loaded: the program has no LibTorch (libtorch_cpu.so)");
+    return;
+  }
+  void* shim = dlopen(p.torch_ops_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (shim == nullptr) {
+    const char* why = dlerror();
+    report_error(what + "cannot open it: " + (why != nullptr ? why : "?"));
+    return;
+  }
+  using Start = int (*)(std::uint64_t (*)(), void (*)(std::uint64_t, std::uint64_t));
+  auto start = reinterpret_cast<Start>(dlsym(shim, "synclint_torch_ops_start"));
+  auto enable = reinterpret_cast<void (*)(int)>(dlsym(shim, "synclint_torch_ops_enable"));
+  if (start == nullptr || enable == nullptr) {
+    report_error(what + "not a synclint torch_ops shim");
+    return;
+  }
+  if (start(now_ns, on_torch_read) != 1) {
+    report_error(what + "LibTorch refused its RecordFunction hook");
+    return;
+  }
+  std::lock_guard lock(p.cupti_mu);  // set_traced switches it from now on
+  p.torch_ops_enable = enable;
+  enable(p.traced.load() ? 1 : 0);
+}
+
 void watcher_main() {
   using clock = std::chrono::steady_clock;
   Probe& p = *g;
+  load_torch_ops();
   const auto window = std::chrono::milliseconds(p.rec->options().window_ns / 1'000'000);
   auto next_cut = clock::now() + window;
   const auto started = clock::now();
@@ -726,6 +782,7 @@ void set_traced(bool on) {
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   switch_callbacks(true, on);
+  if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
   if (p.activity_ok) {
     for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
@@ -758,6 +815,7 @@ int initialize() {
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
   if (env_flag_default("SYNCLINT_PROBE_PYTHON_CALLS", true)) p.python->time_calls(now_ns, on_python_call);
+  if (const char* shim = std::getenv("SYNCLINT_PROBE_TORCH_OPS"); shim != nullptr) p.torch_ops_path = shim;
   p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
   // Sampled by default: the kernel records and launch callbacks cost about 1-2 us per launch on the H200,
   // a third of the step time of a launch-bound Python loop, and periodic short stretches (100 ms in 2 s)

@@ -9,6 +9,9 @@
 // With `launcher`, a second thread launches kernels (without GPU records) all the while, as PyTorch's
 // autograd thread does beside the Python thread. With `term`, the program is killed by SIGTERM after its
 // steps (default action), as a job scheduler would. With `fault`, it dies of SIGSEGV after its steps.
+// Built with SYNCLINT_FAKE_HOST_TORCH (fake_cuda_torch_host, linked with LibTorch), each read runs inside
+// a LibTorch RecordFunction named aten::item, as `.item()` does, with 20 us of host work before its CUDA
+// calls and 10 us after them.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
@@ -24,6 +27,12 @@
 #include <thread>
 
 #include "inject_driver.h"
+
+#ifdef SYNCLINT_FAKE_HOST_TORCH
+#include <ATen/record_function.h>
+
+#include <vector>
+#endif
 
 namespace {
 
@@ -65,9 +74,16 @@ __attribute__((noinline)) void train_step() {
 
 __attribute__((noinline)) void read_loss() {
   static float host_value = 0;
+#ifdef SYNCLINT_FAKE_HOST_TORCH
+  RECORD_FUNCTION("aten::item", std::vector<c10::IValue>());
+  spin_until(now_ns() + 20'000);
+#endif
   cudaMemcpyAsync_v3020_params copy{&host_value, nullptr, sizeof host_value, cudaMemcpyDeviceToHost, nullptr};
   api(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, now_ns() + 3'000, &copy);
   api(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, g_kernel_end + 2'000);  // the read
+#ifdef SYNCLINT_FAKE_HOST_TORCH
+  spin_until(now_ns() + 10'000);
+#endif
 }
 
 // What a switch of the callbacks can leave behind.

@@ -134,6 +134,51 @@ TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
   EXPECT_LT(std::abs(r.replay_error), 0.01);
 }
 
+#ifdef TORCH_OPS_SHIM
+// SYNCLINT_PROBE_TORCH_OPS: in a LibTorch program the shim times each read operator (here a RecordFunction
+// named aten::item around the played copy and sync, with 20 us of host work before them and 10 us after),
+// and its host time outside the CUDA calls goes with the read, as a timed Python call's does. Without the
+// setting nothing is timed; a shim that cannot be opened is said on stderr and the program runs on.
+ProbeReport run_torch_host(const fs::path& dir, const char* shim, std::string& out) {
+  if (shim != nullptr) setenv("SYNCLINT_PROBE_TORCH_OPS", shim, 1);
+  out.clear();
+  const bool ran = run_capture({"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", FAKE_CUDA_TORCH_HOST, PROBE_LIBRARY, FAKE_CUPTI, "300"}, out);
+  unsetenv("SYNCLINT_PROBE_TORCH_OPS");
+  if (!ran) return {};
+  return read_report(dir / ("report-" + out.substr(0, out.find('\n')) + ".json"));
+}
+
+TEST_F(Injection, TheTorchOpsShimTimesTheHostWorkOfEachRead) {
+  use_stand_in_cupti();
+  std::string out;
+  const ProbeReport with = run_torch_host(dir_, TORCH_OPS_SHIM, out);
+  ASSERT_EQ(with.sites.size(), 1u) << out;
+  EXPECT_EQ(with.run.status, "ok");
+  EXPECT_EQ(with.sites[0].calls, 300u);
+  // The 10 us after each read's sync; the 20 us before its copy count only where the copy is known to be
+  // device-to-host from its GPU record, which the stand-in does not deliver. The reads before the shim
+  // is loaded (by the probe's thread, as the loop starts) are not timed.
+  EXPECT_GT(with.sites[0].python_call_ms, 150 * 0.009) << out;
+  EXPECT_LT(with.sites[0].python_call_ms, 300 * 0.2);
+  const ProbeReport without = run_torch_host(dir_, nullptr, out);
+  ASSERT_EQ(without.sites.size(), 1u) << out;
+  EXPECT_EQ(without.sites[0].python_call_ms, 0.0);
+  // What the host work adds to the saving is the replay's (here the "GPU" is the critical path and
+  // absorbs it: APythonCallSavesNothingMoreWhenTheGpuIsTheCriticalPath), the same for both sources.
+}
+
+TEST_F(Injection, ATorchOpsShimThatCannotBeOpenedIsSaidAndTheProgramRunsOn) {
+  use_stand_in_cupti();
+  std::string out;
+  const ProbeReport r = run_torch_host(dir_, "/nonexistent/libsynclint_torch_ops.so", out);
+  EXPECT_NE(out.find("SYNCLINT_PROBE_TORCH_OPS=/nonexistent/libsynclint_torch_ops.so: cannot open it"), std::string::npos) << out;
+  ASSERT_EQ(r.sites.size(), 1u) << out;
+  EXPECT_EQ(r.run.status, "ok");
+  EXPECT_EQ(r.sites[0].calls, 300u);
+  EXPECT_EQ(r.sites[0].python_call_ms, 0.0);
+}
+#endif
+
 // The same loop sampled: 20 ms traced, then off for at least SampleSchedule::kMinOff, so the window thread
 // switches the launch callbacks and kernel records off and on (with flushes completed on the stand-in's
 // own thread) while the loop runs and a second thread launches all the while; every read is still counted.
