@@ -12,7 +12,8 @@
 #   VARIANTS="unprobed default unprobed+CUDA_MODULE_LOADING=EAGER CUDA_MODULE_LOADING=EAGER" bench/gpu/overhead.sh
 #                                               # VAR=value+...: probed with that environment; unprobed+...: not probed
 #   LANGS=cpp VARIANTS="unprobed default torchops" bench/gpu/overhead.sh   # torchops: C++ reads timed by the
-#                                               # LibTorch shim (SYNCLINT_PROBE_TORCH_OPS), built beside train_cpp
+#                                               # LibTorch shim (SYNCLINT_PROBE_TORCH_OPS), built beside train_cpp;
+#                                               # torchops-debug: the same with SYNCLINT_PROBE_DEBUG=1 (switch logs)
 #   PIN=2-5 bench/gpu/overhead.sh               # every process on the same CPUs (taskset -c): a launch-bound
 #                                               # loop then does not move between cores of unequal speed
 #
@@ -59,6 +60,7 @@ variant_env() {
     rtrecords) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_RUNTIME_RECORDS=1 ;;
     debug) printf '%s\n' "$probe" SYNCLINT_PROBE_DEBUG=1 ;;
     torchops) printf '%s\n' "$probe" SYNCLINT_PROBE_TORCH_OPS="$root/build-gpu-train/torch_ops/libsynclint_torch_ops.so" ;;
+    torchops-debug) printf '%s\n' "$probe" SYNCLINT_PROBE_DEBUG=1 SYNCLINT_PROBE_TORCH_OPS="$root/build-gpu-train/torch_ops/libsynclint_torch_ops.so" ;;
     latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_LATENCY=1 ;;
     nolaunch-latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_LATENCY=1 ;;
     unprobed+*) printf '%s\n' ${1#unprobed+} | tr '+' '\n' ;;  # unprobed+VAR=value+...: no probe

@@ -34,6 +34,9 @@
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
 //   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
 //                            (bench/gpu/overhead.sh); they blind the analysis
+//   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
+//                            stay on from the start to the end, and records that start outside a traced
+//                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
 #include <cupti.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -53,6 +56,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -120,6 +124,8 @@ struct Probe {
   std::chrono::milliseconds sample_first{1000};  // SYNCLINT_PROBE_FIRST_MS: the first one (default sample_on)
   bool activity_ok = false;
   std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
+  bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
+  TracedSpans spans;          // the stretches, for keep_records
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
   PointerAttr pointer_attribute = nullptr;
@@ -405,6 +411,12 @@ void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* bu
         continue;
     }
     if (r.end >= r.start && r.start != 0) out.push_back(r);
+  }
+  if (p.keep_records) {  // the kinds were never switched off: only what a stretch would have recorded
+    std::vector<RawGpu> kept;
+    kept.reserve(out.size());
+    p.spans.filter(out.begin(), out.end(), [](const RawGpu& r) { return r.start; }, std::back_inserter(kept));
+    out.swap(kept);
   }
   p.rec->add_gpu(out.data(), out.size());
   p.gpu_records += out.size();
@@ -783,13 +795,15 @@ void set_traced(bool on) {
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   switch_callbacks(true, on);
   if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
-  if (p.activity_ok) {
+  if (p.activity_ok && !p.keep_records) {
     for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
       else p.cupti.activity_disable(kind);
     }
   }
-  p.rec->tracing_switched(on, now_ns());
+  const std::uint64_t at = now_ns();
+  p.spans.switched(on, at);
+  p.rec->tracing_switched(on, at);
   if (!on) return;
   p.traced.store(true);  // launches and GPU records are on again: calls are analysed
   p.requests.stretch_began();
@@ -835,6 +849,8 @@ int initialize() {
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
   p.traced = true;
+  p.spans.switched(true, 0);  // the first stretch holds everything from the start
+  p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

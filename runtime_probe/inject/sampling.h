@@ -8,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace synclint::probe::inject {
 
@@ -93,6 +95,31 @@ class SiteRequests {
   std::atomic<std::uint64_t> stretches_{0};
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;
+};
+
+// The traced stretches on the probe's clock, for SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the Activity
+// API's record kinds stay on for the whole run instead of being switched with each stretch, and a record
+// is kept only when it starts inside a stretch. Stretches only grow (a few per run: the first, two
+// requests per recurring site, one every 100 s). Thread-safe: the window thread switches, CUPTI's buffer
+// thread asks.
+class TracedSpans {
+ public:
+  // Tracing went on (`on`) or off at `ns`; a repeated switch to the same state is ignored.
+  void switched(bool on, std::uint64_t ns);
+  // True when `ns` lies in a stretch (from its start to its end, or on while it is still open).
+  bool contains(std::uint64_t ns) const;
+  // The same test for many timestamps under one lock: keep[i] = contains(ns[i]).
+  template <class It, class Key, class Out>
+  void filter(It first, It last, Key key, Out out) const {
+    std::lock_guard lock(mu_);
+    for (; first != last; ++first)
+      if (contains_locked(key(*first))) *out++ = *first;
+  }
+
+ private:
+  bool contains_locked(std::uint64_t ns) const;
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  // [on, off]; off is UINT64_MAX while open
 };
 
 }  // namespace synclint::probe::inject

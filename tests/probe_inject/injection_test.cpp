@@ -366,6 +366,36 @@ TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   EXPECT_LT(off->second - on->second, 500'000'000u);  // not the 1 s of SYNCLINT_PROBE_SAMPLE_MS
 }
 
+// SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the record kinds are switched on once, at the start, and never
+// off; a kernel record is kept only when it starts inside a traced stretch, so the analysis gets the records
+// of the traced steps (one kernel each) and not the ~800 of the untraced ones.
+TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
+  use_stand_in_cupti();
+  std::string out;
+  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"},
+                                   {"SYNCLINT_PROBE_KEEP_RECORDS", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}},
+                                  "1500", out, true);
+  ASSERT_TRUE(played) << out;
+  std::size_t enables = 0, disables = 0;
+  for (const auto& [event, at] : *played) {
+    enables += event == "enable";
+    disables += event == "disable";
+  }
+  EXPECT_EQ(enables, 1u) << out;
+  EXPECT_EQ(disables, 0u) << out;
+  EXPECT_NE(out.find("tracing off at"), std::string::npos) << "no stretch ended: nothing to drop\n" << out;
+  const auto records_at = out.find("gpu records ");
+  const auto report_at = out.find(" report ");
+  ASSERT_NE(records_at, std::string::npos) << out;
+  ASSERT_NE(report_at, std::string::npos) << out;
+  const std::uint64_t records = std::strtoull(out.c_str() + records_at + 12, nullptr, 10);
+  const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.sites[0].calls, 1500u);
+  EXPECT_LT(r.sites[0].traced_calls, 1200u) << "the stretches held nearly every step: nothing to drop";
+  EXPECT_NEAR(static_cast<double>(records), static_cast<double>(r.sites[0].traced_calls), 6.0) << out;
+}
+
 // SYNCLINT_PROBE_GPU_RECORD_KINDS (a diagnostic) picks the Activity API kinds that the stretches switch on;
 // an unknown name is reported and all three are recorded.
 TEST_F(Injection, GpuRecordKindsPicksTheActivityKindsTheStretchesSwitch) {
