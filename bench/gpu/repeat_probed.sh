@@ -6,7 +6,7 @@
 #   PLAN="cpp:128 cpp:16 py:128 py:16" TIME_BUDGET_S=420 bench/gpu/repeat_probed.sh
 #   PLAN="cpp:128" PROBE_ENV="SYNCLINT_PROBE_PER_THREAD_BUFFERS=1" REPS=1 CORES=1 bench/gpu/repeat_probed.sh
 #   PLAN="py:16 cpp:16" UNPROBED=1 STEPS=100 REPS=15 bench/gpu/repeat_probed.sh   # the measured ranking too
-#   PLAN="cpp:16" UNPROBED=1 TORCH_OPS=1 ... bench/gpu/repeat_probed.sh   # C++ reads timed by the LibTorch shim
+#   PLAN="cpp:16" UNPROBED=1 TORCH_OPS=0 ... bench/gpu/repeat_probed.sh   # C++ reads not timed by the LibTorch shim
 #
 # Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent; STEPS, REPS and
 # WARMUP go to the benchmark (REPS=1: shorter processes, still past a crash early in the run; many short
@@ -41,7 +41,7 @@ archive() { tar -czf "$OUT/repeats.tar.gz" --exclude='core.*' -C "$W" . 2>/dev/n
 source bench/gpu/build_gpu.sh
 build_gpu "$W" || { log "synclint build FAILED"; tail -20 "$W/build-synclint.log"; archive; exit 1; }
 [[ -n $train_cpp ]] || log "train_cpp build FAILED (see build-train_cpp.log)"
-[[ ${TORCH_OPS:-0} != 1 || -n $torch_ops ]] || log "torch_ops shim build FAILED (see build-train_cpp.log): C++ reads untimed"
+[[ ${TORCH_OPS:-1} == 0 || -n $torch_ops ]] || log "torch_ops shim build FAILED (see build-train_cpp.log): C++ reads untimed"
 log "built"
 
 # ---- core dumps of crashed processes, with CORES=1 (a disposable machine: core_pattern is system-wide; the
@@ -99,10 +99,10 @@ for ((c = 1; c <= CYCLES; c++)); do
     echo "$tag" >"$d/tag.txt"
     cmd=("${bench_cmd[@]}" --json "$d/$tag.json")
     t0=$SECONDS
-    extra_env=()
-    [[ ${TORCH_OPS:-0} == 1 && $lang == cpp && -n $torch_ops ]] && extra_env+=(SYNCLINT_PROBE_TORCH_OPS="$torch_ops")
-    env "${probe_env[@]}" "${extra_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
-      "$synclint" probe -o "$d/probe-$tag.json" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
+    shim=()  # C++: the LibTorch shim built beside train_cpp times each read's host work (TORCH_OPS=0: not)
+    [[ ${TORCH_OPS:-1} != 0 && $lang == cpp && -n $torch_ops ]] && shim=(--torch-ops "$torch_ops")
+    env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
+      "$synclint" probe -o "$d/probe-$tag.json" "${shim[@]}" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
     rc=$?
     echo "$rc" >"$d/rc.txt"
     log "rep $n: $tag exit $rc, $((SECONDS - t0)) s, $(grep -c 'tracing on' "$d/probe-$tag.log") switches on"

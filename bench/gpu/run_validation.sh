@@ -17,7 +17,8 @@
 #   (d)     optional, if time is left: mode none at batch 128 probed with full tracing (SYNCLINT_PROBE_SAMPLE=1)
 # Everything (JSON, logs, environment) goes to a work folder, archived as $OUT/gpu-validation.tar.gz after
 # each step (so a run cut short still returns what it had); $OUT/summary.txt holds validate.py's tables.
-# --baseline-only does the train_cpp build and step (a) only. PROBE_ENV=VAR=value adds one variable to the
+# C++ programs are probed with the LibTorch shim (synclint probe --torch-ops) when it was built, unless
+# TORCH_OPS=0. --baseline-only does the train_cpp build and step (a) only. PROBE_ENV=VAR=value adds one variable to the
 # environment of the probed all-modes processes of (b) (an experimental probe option, for example).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -94,10 +95,12 @@ run_bench() {  # probe|plain lang modes batch reps tag [VAR=VALUE]: one process;
   ((limit > 0)) || { log "skipped $tag (time budget spent)"; return; }
   if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py --mode ${modes//,/ }); else cmd=("$train_cpp" --mode "$modes"); fi
   cmd+=(--batch "$batch" --steps "$STEPS" --reps "$reps" --warmup "$WARMUP" --json "$W/$tag.json")
-  local t0=$SECONDS
+  local t0=$SECONDS shim=()
+  # C++: each read's host work timed by the LibTorch shim built beside train_cpp (TORCH_OPS=0: without it)
+  [[ $lang == cpp && ${TORCH_OPS:-1} != 0 && -n $torch_ops ]] && shim=(--torch-ops "$torch_ops")
   if [[ $how == probe ]]; then
     # The command goes to `synclint probe` as it is, options and all, after `--`.
-    env "${env_extra[@]}" timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" -- "${cmd[@]}" \
+    env "${env_extra[@]}" timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" "${shim[@]}" -- "${cmd[@]}" \
       >"$W/probe-$tag.log" 2>&1 || log "$tag FAILED (rc=$?)"
   else
     timeout "$limit" "${cmd[@]}" >/dev/null 2>"$W/$tag.log" || log "$tag FAILED (rc=$?)"

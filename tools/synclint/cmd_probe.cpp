@@ -52,6 +52,7 @@ struct ProbeArgs {
   std::string output = "synclint-probe.json";
   std::string trace;
   std::string keep_dir;
+  std::string torch_ops;  // the LibTorch shim (SYNCLINT_PROBE_TORCH_OPS)
   std::size_t top = 30;
   std::vector<std::string> merge_inputs;
   std::string merge_output;
@@ -287,6 +288,7 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   std::vector<std::pair<std::string, std::string>> env = {{"CUDA_INJECTION64_PATH", library.string()},
                                                           {"SYNCLINT_PROBE_DIR", dir.path().string()}};
   if (!a.trace.empty()) env.emplace_back("SYNCLINT_PROBE_TRACE", "1");
+  if (!a.torch_ops.empty()) env.emplace_back("SYNCLINT_PROBE_TORCH_OPS", fs::absolute(a.torch_ops).string());
   if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other && *other && library != fs::path(other))
     std::cerr << "synclint probe: replacing CUDA_INJECTION64_PATH=" << other << " for the probed command\n";
   const ChildEnd end = run_child(command, env);
@@ -327,7 +329,7 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
 void add_probe_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ProbeArgs>();
   auto* cmd = app.add_subcommand("probe", "Run a CUDA program with the runtime probe and rank its sync sites by measured cost");
-  cmd->footer("Usage: synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] -- CMD ARGS...\n"
+  cmd->footer("Usage: synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] [--torch-ops SHIM] -- CMD ARGS...\n"
               "       synclint probe merge -o out.json a.json b.json...\n"
               "       synclint probe report report.json\n"
               "       synclint probe analyze stream.json...\n"
@@ -335,6 +337,10 @@ void add_probe_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", args->output, "Where to write the merged report (JSON)")->capture_default_str();
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace-event file (open it in Perfetto)");
   cmd->add_option("--keep-dir", args->keep_dir, "Keep the per-process reports, streams and traces in this folder");
+  cmd->add_option("--torch-ops", args->torch_ops,
+                  "C++ LibTorch programs: time each read's host work (.item(), if (t)) through this shim, "
+                  "libsynclint_torch_ops.so built against the program's own LibTorch (docs/probe.md)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
   cmd->add_option("command", args->command, "The command to run with the probe, after --");
   cmd->prefix_command();

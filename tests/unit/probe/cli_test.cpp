@@ -113,6 +113,29 @@ TEST_F(ProbeCli, WritesTheTraceAndSaysWhenItStoppedAtItsLimit) {
   }
 }
 
+// --torch-ops hands the shim to the probe by its absolute path; a shim that is not there is refused before
+// the command runs.
+TEST_F(ProbeCli, HandsTheTorchOpsShimToTheProbe) {
+  const auto r0 = write_report("r0.json", -1, 6);
+  const fs::path shim = dir_ / "libshim.so";
+  std::ofstream(shim) << "not a library: the probe opens it, not synclint";
+  const fs::path seen = dir_ / "seen.txt";
+  const std::string script = "printf %s \"$SYNCLINT_PROBE_TORCH_OPS\" > " + seen.string() + " && cp " + r0.string() +
+                             " \"$SYNCLINT_PROBE_DIR/report-100.json\"";
+  Result res = run("cd " + dir_.string() + " && " + synclint() + " probe -o r.json --torch-ops libshim.so -- sh -c '" +
+                   script + "'");
+  EXPECT_EQ(res.status, 0) << res.out;
+  std::ifstream in(seen);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), shim.string());
+
+  const fs::path ran = dir_ / "ran.txt";
+  res = run(synclint() + " probe -o " + (dir_ / "x.json").string() + " --torch-ops " + (dir_ / "none.so").string() +
+            " -- touch " + ran.string());
+  EXPECT_NE(res.status, 0) << res.out;
+  EXPECT_NE(res.out.find("none.so"), std::string::npos) << res.out;
+  EXPECT_FALSE(fs::exists(ran)) << "the command ran with a missing shim";
+}
+
 TEST_F(ProbeCli, PassesTheCommandAndItsOptionsUnchanged) {
   const fs::path args = dir_ / "args.txt";
   run(synclint() + " probe -o " + (dir_ / "r.json").string() + " -- sh -c 'printf \"%s|\" \"$@\" > " +
