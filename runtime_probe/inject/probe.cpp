@@ -34,6 +34,8 @@
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
 //   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
 //                            (bench/gpu/overhead.sh); they blind the analysis
+//   SYNCLINT_PROBE_GPU_RECORDS=first  a diagnostic: GPU records in the first stretch only (switched on
+//                            before the program's context exists); later stretches trace launches alone
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -124,6 +126,7 @@ struct Probe {
   std::chrono::milliseconds sample_first{1000};  // SYNCLINT_PROBE_FIRST_MS: the first one (default sample_on)
   bool activity_ok = false;
   std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
+  bool records_first_only = false;  // SYNCLINT_PROBE_GPU_RECORDS=first: later stretches trace launches only
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
   TracedSpans spans;          // the stretches, for keep_records
 
@@ -801,6 +804,7 @@ void set_traced(bool on) {
       else p.cupti.activity_disable(kind);
     }
   }
+  if (!on && p.records_first_only) p.activity_ok = false;  // never switched on again mid-run
   const std::uint64_t at = now_ns();
   p.spans.switched(on, at);
   p.rec->tracing_switched(on, at);
@@ -873,6 +877,8 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
   const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);
+  if (const char* v = std::getenv("SYNCLINT_PROBE_GPU_RECORDS"); v != nullptr && std::strcmp(v, "first") == 0)
+    p.records_first_only = true;
   p.record_kinds = record_kinds_from(std::getenv("SYNCLINT_PROBE_GPU_RECORD_KINDS"));
   for (auto kind : gpu_records ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)

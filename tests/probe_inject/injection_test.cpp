@@ -366,34 +366,64 @@ TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   EXPECT_LT(off->second - on->second, 500'000'000u);  // not the 1 s of SYNCLINT_PROBE_SAMPLE_MS
 }
 
+// A sampled run of 1500 steps with 20 ms stretches and the given record setting, with SYNCLINT_PROBE_DEBUG=1:
+// how often the kernel records were switched on and off, the GPU records the probe kept, its stderr and
+// its report.
+struct RecordSwitches {
+  std::size_t enables = 0, disables = 0;
+  std::uint64_t records = 0;
+  std::string out;
+  ProbeReport report;
+};
+
+std::optional<RecordSwitches> play_record_setting(const char* name, const char* value) {
+  RecordSwitches r;
+  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {name, value},
+                                   {"SYNCLINT_PROBE_DEBUG", "1"}},
+                                  "1500", r.out, true);
+  const auto records_at = r.out.find("gpu records ");
+  const auto report_at = r.out.find(" report ");
+  if (!played || records_at == std::string::npos || report_at == std::string::npos) {
+    ADD_FAILURE() << r.out;
+    return std::nullopt;
+  }
+  for (const auto& [event, at] : *played) {
+    r.enables += event == "enable";
+    r.disables += event == "disable";
+  }
+  r.records = std::strtoull(r.out.c_str() + records_at + 12, nullptr, 10);
+  r.report = read_report(r.out.substr(report_at + 8, r.out.find('\n', report_at) - report_at - 8));
+  return r;
+}
+
 // SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the record kinds are switched on once, at the start, and never
 // off; a kernel record is kept only when it starts inside a traced stretch, so the analysis gets the records
 // of the traced steps (one kernel each) and not the ~800 of the untraced ones.
 TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
   use_stand_in_cupti();
-  std::string out;
-  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"},
-                                   {"SYNCLINT_PROBE_KEEP_RECORDS", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}},
-                                  "1500", out, true);
-  ASSERT_TRUE(played) << out;
-  std::size_t enables = 0, disables = 0;
-  for (const auto& [event, at] : *played) {
-    enables += event == "enable";
-    disables += event == "disable";
-  }
-  EXPECT_EQ(enables, 1u) << out;
-  EXPECT_EQ(disables, 0u) << out;
-  EXPECT_NE(out.find("tracing off at"), std::string::npos) << "no stretch ended: nothing to drop\n" << out;
-  const auto records_at = out.find("gpu records ");
-  const auto report_at = out.find(" report ");
-  ASSERT_NE(records_at, std::string::npos) << out;
-  ASSERT_NE(report_at, std::string::npos) << out;
-  const std::uint64_t records = std::strtoull(out.c_str() + records_at + 12, nullptr, 10);
-  const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
-  ASSERT_EQ(r.sites.size(), 1u);
-  EXPECT_EQ(r.sites[0].calls, 1500u);
-  EXPECT_LT(r.sites[0].traced_calls, 1200u) << "the stretches held nearly every step: nothing to drop";
-  EXPECT_NEAR(static_cast<double>(records), static_cast<double>(r.sites[0].traced_calls), 6.0) << out;
+  const auto r = play_record_setting("SYNCLINT_PROBE_KEEP_RECORDS", "1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->enables, 1u) << r->out;
+  EXPECT_EQ(r->disables, 0u) << r->out;
+  EXPECT_NE(r->out.find("tracing off at"), std::string::npos) << "no stretch ended: nothing to drop\n" << r->out;
+  ASSERT_EQ(r->report.sites.size(), 1u);
+  EXPECT_EQ(r->report.sites[0].calls, 1500u);
+  EXPECT_LT(r->report.sites[0].traced_calls, 1200u) << "the stretches held nearly every step: nothing to drop";
+  EXPECT_NEAR(static_cast<double>(r->records), static_cast<double>(r->report.sites[0].traced_calls), 6.0) << r->out;
+}
+
+// SYNCLINT_PROBE_GPU_RECORDS=first (a diagnostic): the record kinds are on in the first stretch only; the
+// requested stretch after it traces the launches and the reads, without switching the records on again.
+TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretch) {
+  use_stand_in_cupti();
+  const auto r = play_record_setting("SYNCLINT_PROBE_GPU_RECORDS", "first");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->enables, 1u) << r->out;
+  EXPECT_EQ(r->disables, 1u) << r->out;
+  EXPECT_NE(r->out.find("tracing on at"), std::string::npos) << "no stretch after the first\n" << r->out;
+  ASSERT_EQ(r->report.sites.size(), 1u);
+  EXPECT_GT(r->report.sites[0].traced_calls, 200u) << "the requested stretch traced no reads";
+  EXPECT_LT(r->records, r->report.sites[0].traced_calls / 2) << "records outside the first stretch";
 }
 
 // SYNCLINT_PROBE_GPU_RECORD_KINDS (a diagnostic) picks the Activity API kinds that the stretches switch on;
