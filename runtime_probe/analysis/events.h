@@ -45,6 +45,11 @@ struct HostCall {
   // exit callback: site capture and bookkeeping). Inside a timed Python call this is not the program's
   // time, so it is left out of py_before_ns / py_after_ns; 0 when not measured.
   std::uint64_t probe_ns = 0;
+  // What the call queued, for GpuModel: a hash of the kernel function and its grid (launches), of the copy
+  // kind and size (copies) or of the size (memsets); 0 when unknown. Not written to recorded streams.
+  std::uint64_t launch_key = 0;
+  std::uint64_t stream_handle = 0;  // the CUDA stream it named (0: the default stream)
+  bool gpu_modelled = false;        // traced without GPU records: its GPU work is modelled (GpuModel)
 };
 
 // A Python-level call that made blocking CUDA calls (`.item()`, `float(t)`, `print(t)`), timed from its

@@ -34,8 +34,10 @@
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
 //   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
 //                            (bench/gpu/overhead.sh); they blind the analysis
-//   SYNCLINT_PROBE_GPU_RECORDS=first  a diagnostic: GPU records in the first stretch only (switched on
-//                            before the program's context exists); later stretches trace launches alone
+//   SYNCLINT_PROBE_GPU_RECORDS=first  GPU records in the first stretch only (switched on before the
+//                            program's context exists); later stretches trace launches and syncs alone, and
+//                            their GPU work is modelled from the first stretch's records (GpuModel). Not
+//                            yet validated on a GPU
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -127,6 +129,7 @@ struct Probe {
   bool activity_ok = false;
   std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
   bool records_first_only = false;  // SYNCLINT_PROBE_GPU_RECORDS=first: later stretches trace launches only
+  std::atomic<bool> records_live{true};  // with records_first_only: the first stretch's records are on
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
   TracedSpans spans;          // the stretches, for keep_records
 
@@ -256,6 +259,80 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
   return false;
 }
 
+// What a call queued and on which stream, for the GPU model of stretches traced without GPU records
+// (SYNCLINT_PROBE_GPU_RECORDS=first): the kernel function and grid of a launch, the kind and size of a copy,
+// the size of a memset, hashed into HostCall::launch_key; the stream handle it named. Calls it does not
+// know keep 0: their GPU work is not modelled.
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+
+std::uint64_t grid_key(const void* func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
+  std::uint64_t h = mix(0x4b, reinterpret_cast<std::uintptr_t>(func));
+  for (unsigned v : {gx, gy, gz, bx, by, bz}) h = mix(h, v);
+  return h | 1;  // never 0
+}
+
+// The per-thread default stream of a _ptsz call that named the default stream (cudaStreamPerThread).
+std::uint64_t stream_of(const void* stream, bool per_thread) {
+  return stream == nullptr && per_thread ? 2 : reinterpret_cast<std::uintptr_t>(stream);
+}
+
+void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params, RawCall& call) {
+  if (params == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+      call.launch_key = grid_key(p->f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ);
+      call.stream_handle = stream_of(p->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz);
+    } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+      const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+      if (p->config == nullptr) return;
+      const CUlaunchConfig& c = *p->config;
+      call.launch_key = grid_key(p->f, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);
+      call.stream_handle = stream_of(c.hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
+    }
+    return;
+  }
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+      const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
+      call.launch_key = grid_key(p->func, p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z);
+      call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+      const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
+      if (p->config == nullptr) return;
+      const cudaLaunchConfig_t& c = *p->config;
+      call.launch_key = grid_key(p->func, c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.blockDim.y, c.blockDim.z);
+      call.stream_handle = stream_of(c.stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+      const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
+      call.launch_key = mix(mix(0x43, static_cast<std::uint64_t>(p->kind)), p->count) | 1;
+      call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
+      const auto* p = static_cast<const cudaMemsetAsync_v3020_params*>(params);
+      call.launch_key = mix(0x53, p->count) | 1;
+      call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
+      const auto* p = static_cast<const cudaStreamSynchronize_v3020_params*>(params);
+      call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000);
+      return;
+    }
+    default: return;
+  }
+}
+
 // ---- CUPTI callbacks ----------------------------------------------------------------------------
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -323,6 +400,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   call.traced = p.traced.load(std::memory_order_relaxed);
   call.api = e.api;
   call.kind = e.cls.kind;
+  if (p.records_first_only && call.traced) {  // the GPU model learns from the first stretch, models the rest
+    describe_work(domain, cbid, cb->functionParams, call);
+    call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
+  }
   bool blocking = e.cls.blocking;
   if (e.cls.check_pageable && async_copy_blocks(domain, cb)) {
     call.kind = HostCallKind::BlockingCopy;
@@ -486,6 +567,11 @@ void write_outputs() {
   if (p.trace) {
     p.trace->finish();
     p.trace_out.close();
+  }
+  if (p.debug && p.records_first_only && p.rec != nullptr) {
+    const auto [modelled, unknown] = p.rec->modelled_gpu();
+    std::fprintf(stderr, "synclint probe: modelled GPU activities %llu (%llu without a learned duration)\n",
+                 static_cast<unsigned long long>(modelled), static_cast<unsigned long long>(unknown));
   }
   if (p.debug && p.queued_count.load() > 0)
     std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
@@ -804,7 +890,10 @@ void set_traced(bool on) {
       else p.cupti.activity_disable(kind);
     }
   }
-  if (!on && p.records_first_only) p.activity_ok = false;  // never switched on again mid-run
+  if (!on && p.records_first_only) {  // never switched on again mid-run: later stretches are modelled
+    p.activity_ok = false;
+    p.records_live.store(false);
+  }
   const std::uint64_t at = now_ns();
   p.spans.switched(on, at);
   p.rec->tracing_switched(on, at);
@@ -829,6 +918,8 @@ int initialize() {
   opt.window_calls = env_number("SYNCLINT_PROBE_WINDOW_CALLS", 200000);
   if (env_flag("SYNCLINT_PROBE_RECORD") || env_flag("SYNCLINT_PROBE_STREAM"))
     opt.record_max_calls = env_number("SYNCLINT_PROBE_RECORD_MAX", 20000);
+  if (const char* v = std::getenv("SYNCLINT_PROBE_GPU_RECORDS"); v != nullptr && std::strcmp(v, "first") == 0)
+    p.records_first_only = opt.model_gpu = true;
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
@@ -877,8 +968,6 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
   const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);
-  if (const char* v = std::getenv("SYNCLINT_PROBE_GPU_RECORDS"); v != nullptr && std::strcmp(v, "first") == 0)
-    p.records_first_only = true;
   p.record_kinds = record_kinds_from(std::getenv("SYNCLINT_PROBE_GPU_RECORD_KINDS"));
   for (auto kind : gpu_records ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)

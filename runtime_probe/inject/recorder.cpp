@@ -134,6 +134,9 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
       h.api = api_names_[c.api];
       h.site = c.site;
       h.probe_ns = c.probe_ns;
+      h.launch_key = c.launch_key;
+      h.stream_handle = c.stream_handle;
+      h.gpu_modelled = c.gpu_modelled;
       max_end = std::max(max_end, c.end);
       (c.traced ? w.host : untraced_chunk_.host).push_back(std::move(h));
     });
@@ -196,6 +199,10 @@ void Recorder::consume(EventStream chunk) {
     last_end_ns_ = std::max(last_end_ns_, chunk.run_end_ns);
     return;
   }
+  if (options_.model_gpu) {
+    model_.learn(chunk);
+    model_.synthesize(chunk);
+  }
   acc_.consume(chunk);
   ++windows_;
   last_end_ns_ = std::max(last_end_ns_, chunk.run_end_ns);
@@ -246,6 +253,11 @@ ProbeReport Recorder::finish(RunInfo run) const {
     add_untraced(r, untraced_, std::max(0.0, total - untraced), total);
   }
   return r;
+}
+
+std::pair<std::uint64_t, std::uint64_t> Recorder::modelled_gpu() const {
+  std::lock_guard lock(out_mu_);
+  return {model_.modelled(), model_.unknown_work()};
 }
 
 EventStream Recorder::recorded(bool& truncated) const {

@@ -15,6 +15,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/events.h"
+#include "analysis/gpu_model.h"
 #include "site_table.h"
 
 namespace synclint::probe::inject {
@@ -27,6 +28,8 @@ struct RawCall {
   bool traced = true;  // recorded while launches and GPU records were traced (sampling)
   bool python_call = false;  // a timed Python call around blocking calls (PythonCall), not a CUDA call
   std::uint32_t probe_ns = 0;  // the probe's own time right after the call returned (HostCall::probe_ns)
+  std::uint64_t launch_key = 0, stream_handle = 0;  // HostCall::launch_key, HostCall::stream_handle
+  bool gpu_modelled = false;   // traced while the GPU records were off (HostCall::gpu_modelled)
 };
 
 struct RawGpu {
@@ -42,6 +45,7 @@ struct RecorderOptions {
   std::uint64_t window_ns = 2'000'000'000;   // a cut at least this often
   std::size_t record_max_calls = 0;          // keep up to this many host calls of raw stream (0: none)
   bool keep_last_window = false;             // for the trace
+  bool model_gpu = false;                    // model the GPU work of calls traced without records (GpuModel)
 };
 
 class Recorder {
@@ -85,6 +89,9 @@ class Recorder {
   void tracing_switched(bool on, std::uint64_t ns);
 
   ProbeReport finish(RunInfo run) const;
+  // With RecorderOptions::model_gpu: GPU activities modelled so far, and how many of them had no learned
+  // duration of their own.
+  std::pair<std::uint64_t, std::uint64_t> modelled_gpu() const;
   std::uint64_t host_calls_seen() const { return calls_seen_; }
   std::uint64_t windows() const { return windows_; }
   // The raw stream kept so far (windows concatenated, sites as of now); `truncated` when capped.
@@ -124,8 +131,9 @@ class Recorder {
   std::uint64_t dropped_reported_ = 0;
   std::atomic<std::uint64_t> calls_seen_{0};
 
-  mutable std::mutex out_mu_;  // accumulator, recorded stream, last window
+  mutable std::mutex out_mu_;  // accumulator, recorded stream, last window, GPU model
   Accumulator acc_;
+  GpuModel model_;
   UntracedCalls untraced_;
   EventStream untraced_chunk_;  // untraced calls of the window being cut (take_window -> consume)
   std::uint64_t untraced_ns_ = 0, off_since_ns_ = 0;

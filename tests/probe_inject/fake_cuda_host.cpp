@@ -67,7 +67,9 @@ uint64_t g_kernel_end = 0;
 
 __attribute__((noinline)) void train_step() {
   const uint64_t t = now_ns();
-  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + 5'000);
+  static const cudaLaunchKernel_v7000_params launch{reinterpret_cast<const void*>(&train_step), dim3(64), dim3(256),
+                                                    nullptr, 0, nullptr};
+  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + 5'000, &launch);
   g_kernel_end = t + 300'000;
   g_kernel(t + 10'000, g_kernel_end, c);
 }

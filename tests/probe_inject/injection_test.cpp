@@ -412,9 +412,11 @@ TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
   EXPECT_NEAR(static_cast<double>(r->records), static_cast<double>(r->report.sites[0].traced_calls), 6.0) << r->out;
 }
 
-// SYNCLINT_PROBE_GPU_RECORDS=first (a diagnostic): the record kinds are on in the first stretch only; the
-// requested stretch after it traces the launches and the reads, without switching the records on again.
-TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretch) {
+// SYNCLINT_PROBE_GPU_RECORDS=first: the record kinds are on in the first stretch only; the requested
+// stretch after it traces the launches and the reads without switching the records on again, and the GPU
+// model stands in for their records: learned from the first stretch (the kernel of each step: 300 us,
+// which each read waits for), its estimates come out as with the records.
+TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndModelsTheRest) {
   use_stand_in_cupti();
   const auto r = play_record_setting("SYNCLINT_PROBE_GPU_RECORDS", "first");
   ASSERT_TRUE(r);
@@ -422,8 +424,22 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretch) {
   EXPECT_EQ(r->disables, 1u) << r->out;
   EXPECT_NE(r->out.find("tracing on at"), std::string::npos) << "no stretch after the first\n" << r->out;
   ASSERT_EQ(r->report.sites.size(), 1u);
-  EXPECT_GT(r->report.sites[0].traced_calls, 200u) << "the requested stretch traced no reads";
-  EXPECT_LT(r->records, r->report.sites[0].traced_calls / 2) << "records outside the first stretch";
+  const SiteResult& modelled = r->report.sites[0];
+  EXPECT_GT(modelled.traced_calls, 200u) << "the requested stretch traced no reads";
+  EXPECT_LT(r->records, modelled.traced_calls / 2) << "records outside the first stretch";
+  const auto at = r->out.find("modelled GPU activities ");
+  ASSERT_NE(at, std::string::npos) << r->out;
+  EXPECT_GT(std::strtoull(r->out.c_str() + at + 24, nullptr, 10), 200u) << r->out;
+
+  const auto recorded = play_record_setting("SYNCLINT_PROBE_GPU_RECORDS", "1");  // the default: records in every stretch
+  ASSERT_TRUE(recorded);
+  ASSERT_EQ(recorded->report.sites.size(), 1u);
+  const SiteResult& truth = recorded->report.sites[0];
+  ASSERT_GT(truth.gpu_idle_ms, 0);
+  EXPECT_NEAR(modelled.predicted_saving_ms / truth.predicted_saving_ms, 1.0, 0.3)
+      << "modelled " << modelled.predicted_saving_ms << " ms, recorded " << truth.predicted_saving_ms << " ms";
+  EXPECT_NEAR(modelled.gpu_idle_ms / truth.gpu_idle_ms, 1.0, 0.3)
+      << "modelled " << modelled.gpu_idle_ms << " ms, recorded " << truth.gpu_idle_ms << " ms";
 }
 
 // SYNCLINT_PROBE_GPU_RECORD_KINDS (a diagnostic) picks the Activity API kinds that the stretches switch on;

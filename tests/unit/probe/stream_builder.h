@@ -54,9 +54,9 @@ struct StreamBuilder {
     h.correlation_id = next_corr;
     gpu(gs, ge, next_corr++, GpuActivityKind::Memcpy, "memcpy DtoH");
   }
-  void sync(double start, double end, std::int32_t site, HostCallKind kind = HostCallKind::StreamSynchronize,
-            const std::string& api = "cudaStreamSynchronize") {
-    host(start, end, kind, api, site);
+  HostCall& sync(double start, double end, std::int32_t site, HostCallKind kind = HostCallKind::StreamSynchronize,
+                 const std::string& api = "cudaStreamSynchronize") {
+    return host(start, end, kind, api, site);
   }
   // A timed Python call (the `.item()` around a copy and a sync) at [start, end].
   void python_call(double start, double end, std::int32_t site) {

@@ -1,0 +1,211 @@
+#include "analysis/gpu_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace synclint::probe {
+namespace {
+
+bool queues_work(const HostCall& h) {
+  return h.launch_key != 0 && (h.kind == HostCallKind::Launch || h.kind == HostCallKind::AsyncCopy ||
+                               h.kind == HostCallKind::BlockingCopy || h.kind == HostCallKind::Other);
+}
+
+GpuActivityKind kind_of(const HostCall& h) {
+  if (h.kind == HostCallKind::Launch) return GpuActivityKind::Kernel;
+  if (h.kind == HostCallKind::AsyncCopy || h.kind == HostCallKind::BlockingCopy) return GpuActivityKind::Memcpy;
+  return GpuActivityKind::Memset;
+}
+
+}  // namespace
+
+void GpuModel::Samples::add(double x) {
+  if (v.size() < kSamples) {
+    v.push_back(x);
+  } else {
+    v[next] = x;
+    next = (next + 1) % kSamples;
+  }
+}
+
+double GpuModel::Samples::value(double fallback) const {
+  if (v.empty()) return fallback;
+  std::vector<double> s = v;
+  auto mid = s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2);
+  std::nth_element(s.begin(), mid, s.end());
+  return *mid;
+}
+
+double GpuModel::duration_ns(std::uint64_t launch_key) const {
+  auto it = work_.find(launch_key);
+  return it == work_.end() ? 0 : it->second.duration.value(0);
+}
+
+void GpuModel::learn(const EventStream& chunk) {
+  if (chunk.gpu.empty()) return;
+  std::unordered_map<std::uint64_t, std::size_t> activity_of;  // correlation -> first activity
+  for (std::size_t a = 0; a < chunk.gpu.size(); ++a)
+    if (chunk.gpu[a].correlation_id != 0) activity_of.try_emplace(chunk.gpu[a].correlation_id, a);
+  // The end of the activity before each one on its stream (records are sorted by start).
+  std::vector<double> before(chunk.gpu.size(), 0);
+  std::map<StreamKey, double> last;
+  for (std::size_t a = 0; a < chunk.gpu.size(); ++a) {
+    const GpuActivity& g = chunk.gpu[a];
+    const StreamKey key{g.device, g.stream};
+    auto it = ready_.find(key);
+    double& end = last.try_emplace(key, it != ready_.end() ? it->second : 0.0).first->second;
+    before[a] = end;
+    end = std::max(end, static_cast<double>(g.end_ns));
+  }
+  for (const auto& [key, end] : last) ready_[key] = std::max(ready_[key], end);
+
+  std::vector<double> ends;  // every activity's end, sorted: what a waiting sync waited for
+  ends.reserve(chunk.gpu.size());
+  for (const auto& g : chunk.gpu) ends.push_back(static_cast<double>(g.end_ns));
+  std::sort(ends.begin(), ends.end());
+
+  for (const HostCall& h : chunk.host) {
+    if (h.gpu_modelled) continue;
+    const double start = static_cast<double>(h.start_ns), end = static_cast<double>(h.end_ns);
+    if (queues_work(h)) {
+      auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
+      if (it == activity_of.end()) continue;
+      const GpuActivity& g = chunk.gpu[it->second];
+      if (g.start_ns < h.start_ns) continue;
+      const double duration = static_cast<double>(g.end_ns - g.start_ns);
+      Work& w = work_[h.launch_key];
+      w.duration.add(duration);
+      w.name = g.name;
+      w.kind = g.kind;
+      kind_duration_[static_cast<std::uint32_t>(g.kind)].add(duration);
+      const StreamKey key{g.device, g.stream};
+      ++streams_[h.stream_handle][key];
+      ++stream_use_[key];
+      if (before[it->second] <= start) latency_.add(static_cast<double>(g.start_ns) - start);  // queued on an idle stream
+    } else if ((h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) &&
+               end - start > kWaitedNs) {
+      // It waited: the GPU's last work before its return ended a little before it.
+      auto e = std::upper_bound(ends.begin(), ends.end(), end);
+      if (e != ends.begin() && *std::prev(e) > start) return_.add(end - *std::prev(e));
+    }
+  }
+}
+
+GpuModel::StreamKey GpuModel::stream_for(std::uint64_t handle) const {
+  const std::map<StreamKey, std::uint64_t>* seen = nullptr;
+  if (auto it = streams_.find(handle); it != streams_.end()) seen = &it->second;
+  else if (!stream_use_.empty()) seen = &stream_use_;
+  if (seen == nullptr) return {0, 0};
+  return std::max_element(seen->begin(), seen->end(), [](const auto& a, const auto& b) { return a.second < b.second; })
+      ->first;
+}
+
+void GpuModel::fit(Queue& q, double target, std::vector<GpuActivity>& gpu) {
+  if (q.pending.empty()) return;
+  // The pending work re-timed with every duration scaled by `scale`, each activity starting no sooner than
+  // its launch allows; returns when the last ends.
+  auto simulate = [&](double scale, bool write) {
+    double t = q.base;
+    for (const Pending& p : q.pending) {
+      const double start = std::max(p.earliest, t);
+      t = start + scale * p.duration;
+      if (write) {
+        gpu[p.index].start_ns = static_cast<std::uint64_t>(std::llround(start));
+        gpu[p.index].end_ns = static_cast<std::uint64_t>(std::llround(t));
+      }
+    }
+    return t;
+  };
+  if (q.ready != target && (q.ready < target || simulate(0, false) < target)) {
+    // The work took longer or shorter than learned, all of it alike: one factor for every duration.
+    double lo = q.ready < target ? 1 : 0, hi = q.ready < target ? 2 : 1;
+    while (simulate(hi, false) < target && hi < 1e4) hi *= 2;
+    for (int i = 0; i < 50; ++i) {
+      const double mid = (lo + hi) / 2;
+      (simulate(mid, false) < target ? lo : hi) = mid;
+    }
+    q.ready = simulate(hi, true);
+  } else if (q.ready > target) {
+    // Even without durations the launches plus the learned latency end too late (that latency varies):
+    // move the last activities earlier, back to back, as far as their launch calls allow, and shorten
+    // what still does not fit.
+    double limit = target;
+    for (auto p = q.pending.rbegin(); p != q.pending.rend(); ++p) {
+      GpuActivity& g = gpu[p->index];
+      if (static_cast<double>(g.end_ns) <= limit) break;
+      const double start = std::min(limit, std::max(p->launch, limit - p->duration));
+      g.start_ns = static_cast<std::uint64_t>(std::llround(start));
+      g.end_ns = static_cast<std::uint64_t>(std::llround(limit));
+      limit = start;
+    }
+    q.ready = target;
+  }
+  q.pending.clear();
+}
+
+std::size_t GpuModel::synthesize(EventStream& chunk) {
+  if (std::none_of(chunk.host.begin(), chunk.host.end(), [](const HostCall& h) { return h.gpu_modelled; })) return 0;
+  const double latency = latency_.value(kDefaultLatencyNs), back = return_.value(kDefaultReturnNs);
+  std::map<StreamKey, Queue> queues;
+  auto queue = [&](StreamKey key) -> Queue& {
+    auto [it, added] = queues.try_emplace(key);
+    if (added) {
+      auto r = ready_.find(key);
+      it->second.ready = r != ready_.end() ? r->second : 0.0;
+    }
+    return it->second;
+  };
+  // A sync from `start` to `end`: the stream had drained by its return (less the return latency), and if
+  // it took longer than that latency and a sync's own work, it waited: the stream drained just then.
+  auto anchor = [&](Queue& q, double start, double end) {
+    const double drained = std::max(start, end - back);
+    if (q.ready > drained || end - start > back + kSyncWorkNs) fit(q, drained, chunk.gpu);
+    else q.pending.clear();
+  };
+  const std::size_t before = chunk.gpu.size();
+  for (const HostCall& h : chunk.host) {
+    if (!h.gpu_modelled) continue;
+    const double start = static_cast<double>(h.start_ns), end = static_cast<double>(h.end_ns);
+    if (queues_work(h)) {
+      const StreamKey key = stream_for(h.stream_handle);
+      Queue& q = queue(key);
+      GpuActivity g;
+      double duration = 0;
+      if (auto w = work_.find(h.launch_key); w != work_.end()) {
+        duration = w->second.duration.value(0);
+        g.name = w->second.name;
+        g.kind = w->second.kind;
+      } else {
+        g.kind = kind_of(h);
+        auto k = kind_duration_.find(static_cast<std::uint32_t>(g.kind));
+        duration = k != kind_duration_.end() ? k->second.value(kDefaultReturnNs) : kDefaultReturnNs;
+        g.name = g.kind == GpuActivityKind::Kernel ? "kernel" : g.kind == GpuActivityKind::Memcpy ? "memcpy" : "memset";
+        ++unknown_work_;
+      }
+      g.name += " (modelled)";
+      const double earliest = start + latency;
+      if (q.pending.empty()) q.base = q.ready;
+      const double begin = std::max(earliest, q.ready);
+      g.start_ns = static_cast<std::uint64_t>(std::llround(begin));
+      g.end_ns = static_cast<std::uint64_t>(std::llround(begin + duration));
+      g.device = key.first;
+      g.stream = key.second;
+      g.correlation_id = h.correlation_id;
+      q.pending.push_back({chunk.gpu.size(), start, earliest, duration});
+      q.ready = begin + duration;
+      chunk.gpu.push_back(std::move(g));
+      ++modelled_;
+      if (h.kind == HostCallKind::BlockingCopy) anchor(q, start, end);
+    } else if (h.kind == HostCallKind::StreamSynchronize) {
+      anchor(queue(stream_for(h.stream_handle)), start, end);
+    } else if (h.kind == HostCallKind::DeviceSynchronize) {
+      for (auto& [key, q] : queues) anchor(q, start, end);
+    }
+  }
+  for (const auto& [key, q] : queues) ready_[key] = std::max(ready_[key], q.ready);
+  std::stable_sort(chunk.gpu.begin(), chunk.gpu.end(),
+                   [](const GpuActivity& a, const GpuActivity& b) { return a.start_ns < b.start_ns; });
+  return chunk.gpu.size() - before;
+}
+
+}  // namespace synclint::probe

@@ -1,0 +1,87 @@
+// A model of the GPU's side of traced calls that were recorded without GPU activity records (sampled
+// tracing with SYNCLINT_PROBE_GPU_RECORDS=first: the records are switched on for the first stretch only,
+// because switching them on again mid-run leaves a lasting cost on the H200; docs/probe.md). It learns from
+// the chunks that have records how long the work of each launch takes (by what was launched: kernel
+// function and grid, or copy kind and size), which GPU stream each CUDA stream handle is, and how soon
+// work queued on an idle stream starts. For the calls marked `gpu_modelled` it then adds the GPU
+// activities the records would have held: each one queued on its stream behind the one before, starting
+// no sooner than its launch plus that latency, and fitted to the syncs, which tell when the GPU had
+// finished (a sync that waited ends when the stream drained; one that did not wait found it drained).
+// Plain C++, like the rest of the analysis: tested on synthetic streams in CI.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "events.h"
+
+namespace synclint::probe {
+
+class GpuModel {
+ public:
+  // Learns from the chunk's calls that have a launch key and a GPU activity linked by correlation id.
+  void learn(const EventStream& chunk);
+  // Adds modelled activities (kept sorted by start) for the chunk's `gpu_modelled` calls that queue GPU
+  // work; returns how many it added.
+  std::size_t synthesize(EventStream& chunk);
+
+  // What the model knows (for tests and the probe's debug counters).
+  bool knows(std::uint64_t launch_key) const { return work_.count(launch_key) != 0; }
+  double duration_ns(std::uint64_t launch_key) const;  // the median of the learned durations, or 0
+  double latency_ns() const { return latency_.value(kDefaultLatencyNs); }
+  std::uint64_t modelled() const { return modelled_; }
+  std::uint64_t unknown_work() const { return unknown_work_; }  // modelled with a fallback duration
+
+  static constexpr double kDefaultLatencyNs = 5000;   // launch to start on an idle stream, before learning
+  static constexpr double kDefaultReturnNs = 2000;    // the GPU's end to a waiting sync's return
+  static constexpr double kWaitedNs = 10000;          // a sync that took longer than this surely waited
+  static constexpr double kSyncWorkNs = 1000;         // a sync's own host work when it need not wait
+  static constexpr std::size_t kSamples = 31;         // recent samples kept per quantity (medians)
+
+ private:
+  // The last kSamples values of one quantity; value() is their median.
+  struct Samples {
+    std::vector<double> v;
+    std::size_t next = 0;
+    void add(double x);
+    double value(double fallback) const;
+  };
+  struct Work {
+    Samples duration;
+    std::string name;
+    GpuActivityKind kind = GpuActivityKind::Kernel;
+  };
+  using StreamKey = std::pair<std::uint32_t, std::uint32_t>;  // (device, stream) as the records name it
+  // One modelled activity not yet fitted to a sync: where its launch allows it to start, its duration.
+  struct Pending {
+    std::size_t index;  // into the chunk's gpu vector
+    double launch;      // its launch call's start
+    double earliest;    // launch start + latency
+    double duration;
+  };
+  struct Queue {
+    double ready = 0;  // when the last modelled activity ends
+    double base = 0;   // when the stream's work before the pending activities ended
+    std::vector<Pending> pending;
+  };
+
+  StreamKey stream_for(std::uint64_t handle) const;
+  // Re-times the queue's pending activities so that the last ends at `target`, then forgets them: their
+  // durations scaled by one factor, or, where their launches plus the learned latency already end too
+  // late, the last ones moved earlier as far as their launch calls allow (and shortened if need be).
+  static void fit(Queue& q, double target, std::vector<GpuActivity>& gpu);
+
+  std::unordered_map<std::uint64_t, Work> work_;
+  std::unordered_map<std::uint64_t, std::map<StreamKey, std::uint64_t>> streams_;  // handle -> stream -> times seen
+  std::map<StreamKey, std::uint64_t> stream_use_;
+  Samples latency_, return_;
+  std::unordered_map<std::uint32_t, Samples> kind_duration_;  // fallback per GpuActivityKind
+  std::map<StreamKey, double> ready_;                          // across chunks
+  std::uint64_t modelled_ = 0, unknown_work_ = 0;
+};
+
+}  // namespace synclint::probe

@@ -1,0 +1,253 @@
+// GpuModel: the GPU side of traced calls recorded without GPU records, learned from the chunks that have
+// them. Synthetic streams; the end-to-end cases compare the analysis of a simulated training loop recorded
+// in full with the same loop whose later steps have only their host calls and a modelled GPU.
+#include "analysis/gpu_model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "stream_builder.h"
+
+namespace synclint::probe {
+namespace {
+
+using testing::StreamBuilder;
+using testing::us;
+
+constexpr std::uint64_t kKeyA = 0xA, kKeyB = 0xB, kKeyCopy = 0xC0;
+
+// A launch of `key` on the host at [t, t+2]; with a GPU record [gs, ge] unless modelled.
+HostCall& launch(StreamBuilder& b, double t, std::uint64_t key, double gs, double ge, bool modelled) {
+  HostCall& h = b.host(t, t + 2, HostCallKind::Launch, "cudaLaunchKernel");
+  h.correlation_id = b.next_corr++;
+  h.launch_key = key;
+  h.gpu_modelled = modelled;
+  if (!modelled) b.gpu(gs, ge, h.correlation_id, GpuActivityKind::Kernel, key == kKeyA ? "a" : "b");
+  return h;
+}
+
+const GpuActivity* activity_of(const EventStream& s, std::uint64_t correlation) {
+  for (const auto& g : s.gpu)
+    if (g.correlation_id == correlation) return &g;
+  return nullptr;
+}
+
+// Learns kernel A (10 us) and B (50 us), both started 4 us after their launch on an idle stream.
+GpuModel learned() {
+  StreamBuilder b;
+  for (int i = 0; i < 5; ++i) {
+    const double t = 1000.0 * i;
+    launch(b, t, kKeyA, t + 4, t + 14, false);
+    launch(b, t + 100, kKeyB, t + 104, t + 154, false);
+  }
+  GpuModel m;
+  m.learn(b.done());
+  return m;
+}
+
+TEST(GpuModel, LearnsEachLaunchKeysDurationAndTheLatencyOnAnIdleStream) {
+  const GpuModel m = learned();
+  EXPECT_TRUE(m.knows(kKeyA));
+  EXPECT_TRUE(m.knows(kKeyB));
+  EXPECT_FALSE(m.knows(kKeyCopy));
+  EXPECT_DOUBLE_EQ(m.duration_ns(kKeyA), us(10));
+  EXPECT_DOUBLE_EQ(m.duration_ns(kKeyB), us(50));
+  EXPECT_DOUBLE_EQ(m.latency_ns(), us(4));
+}
+
+TEST(GpuModel, QueuesModelledWorkOnItsStreamBehindTheWorkBefore) {
+  GpuModel m = learned();
+  StreamBuilder b;
+  const auto& a = launch(b, 10000, kKeyA, 0, 0, true);
+  const auto ca = a.correlation_id;
+  const auto cb = launch(b, 10003, kKeyB, 0, 0, true).correlation_id;  // queued behind A
+  const auto cc = launch(b, 10200, kKeyA, 0, 0, true).correlation_id;  // the stream is idle again
+  EventStream s = b.done();
+  EXPECT_EQ(m.synthesize(s), 3u);
+  EXPECT_EQ(m.unknown_work(), 0u);
+  const GpuActivity *ga = activity_of(s, ca), *gb = activity_of(s, cb), *gc = activity_of(s, cc);
+  ASSERT_TRUE(ga && gb && gc);
+  EXPECT_EQ(ga->start_ns, us(10004));
+  EXPECT_EQ(ga->end_ns, us(10014));
+  EXPECT_EQ(gb->start_ns, us(10014));
+  EXPECT_EQ(gb->end_ns, us(10064));
+  EXPECT_EQ(gc->start_ns, us(10204));
+  EXPECT_EQ(gb->stream, 7u);  // the stream the records named
+  EXPECT_NE(gb->name.find("(modelled)"), std::string::npos);
+  EXPECT_TRUE(std::is_sorted(s.gpu.begin(), s.gpu.end(), [](auto& x, auto& y) { return x.start_ns < y.start_ns; }));
+}
+
+// A sync that waited says when the stream drained: the pending work is stretched (or squeezed) to end then.
+TEST(GpuModel, ASyncThatWaitedFitsThePendingWorkToItsEnd) {
+  for (double sync_end : {10200.0, 10050.0}) {  // the GPU took longer than learned / less long
+    GpuModel m = learned();
+    StreamBuilder b;
+    const auto ca = launch(b, 10000, kKeyA, 0, 0, true).correlation_id;
+    const auto cb = launch(b, 10003, kKeyB, 0, 0, true).correlation_id;
+    b.sync(10006, sync_end, -1).gpu_modelled = true;
+    EventStream s = b.done();
+    m.synthesize(s);
+    const GpuActivity *ga = activity_of(s, ca), *gb = activity_of(s, cb);
+    ASSERT_TRUE(ga && gb);
+    EXPECT_EQ(gb->end_ns, us(sync_end - 2)) << sync_end;  // the default return latency before learning it
+    EXPECT_EQ(ga->start_ns, us(10004)) << sync_end;
+    EXPECT_EQ(gb->start_ns, ga->end_ns) << sync_end;
+    EXPECT_NEAR(static_cast<double>(gb->end_ns - gb->start_ns) / static_cast<double>(ga->end_ns - ga->start_ns), 5.0, 0.01);
+  }
+}
+
+// A sync that did not wait found the stream drained: work modelled to run past its start is squeezed.
+TEST(GpuModel, ASyncThatDidNotWaitEndsThePendingWorkBeforeIt) {
+  GpuModel m = learned();
+  StreamBuilder b;
+  const auto cb = launch(b, 10000, kKeyB, 0, 0, true).correlation_id;
+  b.sync(10030, 10032, -1).gpu_modelled = true;
+  EventStream s = b.done();
+  m.synthesize(s);
+  const GpuActivity* gb = activity_of(s, cb);
+  ASSERT_TRUE(gb);
+  EXPECT_EQ(gb->start_ns, us(10004));
+  EXPECT_EQ(gb->end_ns, us(10030));
+}
+
+TEST(GpuModel, WorkItNeverSawGetsTheMedianOfItsKindAndIsCounted) {
+  GpuModel m = learned();
+  StreamBuilder b;
+  launch(b, 10000, 0xD, 0, 0, true);
+  EventStream s = b.done();
+  m.synthesize(s);
+  ASSERT_EQ(s.gpu.size(), 1u);
+  EXPECT_EQ(m.unknown_work(), 1u);
+  const double d = static_cast<double>(s.gpu[0].end_ns - s.gpu[0].start_ns);
+  EXPECT_TRUE(d == us(10) || d == us(50)) << d;  // the median of the learned kernels
+}
+
+TEST(GpuModel, LeavesAChunkWithoutModelledCallsAlone) {
+  GpuModel m = learned();
+  StreamBuilder b;
+  launch(b, 10000, kKeyA, 10004, 10014, false);
+  EventStream s = b.done();
+  const auto before = s.gpu;
+  EXPECT_EQ(m.synthesize(s), 0u);
+  ASSERT_EQ(s.gpu.size(), before.size());
+  EXPECT_EQ(s.gpu[0].end_ns, before[0].end_ns);
+}
+
+// ---- a simulated loop: per step `kernel_us.size()` launches, then `reads` reads, each a small kernel (a
+// norm), a 4-byte copy and a stream sync. GPU durations and latencies vary from call to call (a fixed
+// pseudo-random sequence) so that the learned medians are not the truth. ----
+
+struct Loop {
+  int steps = 400;
+  int recorded_steps = 100;       // the first steps have GPU records; the rest are modelled
+  std::vector<double> kernel_us;  // per launch of a step
+  int reads = 1;                  // reads per step
+  double read_kernel_us = 0;      // a kernel before each read (0: none)
+  double launch_host_us = 6;      // host time per launch call (a launch-bound step when above the kernels)
+  double latency_us = 4;          // launch to start on an idle stream
+  double after_read_us = 5;       // host work after each read returns
+  double jitter = 0.3;            // each duration and latency times 1 +- this
+};
+
+// The same loop twice: recorded in full, and with the GPU records of the later steps left out and their
+// calls marked modelled.
+std::pair<EventStream, EventStream> simulate(const Loop& loop) {
+  StreamBuilder full, partial;
+  const std::int32_t site = full.site("train.py", 42);
+  partial.site("train.py", 42);
+  double t = 0, gpu_ready = 0;
+  std::uint64_t corr = 1, seed = 12345;
+  auto vary = [&](double v) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return v * (1 + loop.jitter * (static_cast<double>(seed >> 11) / 9007199254740992.0 * 2 - 1));
+  };
+  for (int step = 0; step < loop.steps; ++step) {
+    const bool modelled = step >= loop.recorded_steps;
+    auto call = [&](double start, double end, HostCallKind kind, const char* api, std::uint64_t key, std::int32_t at) {
+      for (StreamBuilder* b : {&full, &partial}) {
+        HostCall& h = b->host(start, end, kind, api, at);
+        h.correlation_id = key != 0 ? corr : 0;
+        h.launch_key = key;
+        h.gpu_modelled = b == &partial && modelled;
+      }
+    };
+    // Queues `us` of GPU work launched at `at`; returns its end.
+    auto work = [&](double at, double us, GpuActivityKind kind, const char* name) {
+      const double start = std::max(at + vary(loop.latency_us), gpu_ready);
+      gpu_ready = start + vary(us);
+      full.gpu(start, gpu_ready, corr, kind, name);
+      if (!modelled) partial.gpu(start, gpu_ready, corr, kind, name);
+      ++corr;
+    };
+    auto launch_kernel = [&](std::uint64_t key, double us) {
+      call(t, t + loop.launch_host_us, HostCallKind::Launch, "cudaLaunchKernel", key, -1);
+      work(t, us, GpuActivityKind::Kernel, "k");
+      t += loop.launch_host_us + 0.5;
+    };
+    for (std::size_t k = 0; k < loop.kernel_us.size(); ++k) launch_kernel(100 + k, loop.kernel_us[k]);
+    for (int r = 0; r < loop.reads; ++r) {
+      if (loop.read_kernel_us > 0) launch_kernel(99, loop.read_kernel_us);
+      call(t, t + 3, HostCallKind::AsyncCopy, "cudaMemcpyAsync", kKeyCopy, site);
+      work(t, 2, GpuActivityKind::Memcpy, "memcpy DtoH");
+      const double sync_start = t + 3.5, sync_end = std::max(sync_start + 1, gpu_ready + vary(2));
+      call(sync_start, sync_end, HostCallKind::StreamSynchronize, "cudaStreamSynchronize", 0, site);
+      t = sync_end + loop.after_read_us;
+    }
+  }
+  return {full.done(), partial.done()};
+}
+
+ProbeReport analyse(const EventStream& s) {
+  Accumulator acc;
+  acc.consume(s);
+  return acc.finish(RunInfo{});
+}
+
+void expect_modelled_like_recorded(const Loop& loop) {
+  auto [full, partial] = simulate(loop);
+  GpuModel m;
+  m.learn(partial);
+  EXPECT_GT(m.synthesize(partial), 0u);
+  EXPECT_EQ(m.unknown_work(), 0u);
+  const ProbeReport truth = analyse(full), modelled = analyse(partial);
+  ASSERT_EQ(truth.sites.size(), 1u);
+  ASSERT_EQ(modelled.sites.size(), 1u);
+  const SiteResult &a = truth.sites[0], &b = modelled.sites[0];
+  ASSERT_GT(a.predicted_saving_ms, 0);
+  EXPECT_NEAR(b.predicted_saving_ms / a.predicted_saving_ms, 1.0, 0.05)
+      << "recorded " << a.predicted_saving_ms << " ms, modelled " << b.predicted_saving_ms << " ms";
+  EXPECT_NEAR(b.gpu_idle_ms, a.gpu_idle_ms, 0.05 * a.gpu_idle_ms + 1e-3)
+      << "recorded " << a.gpu_idle_ms << " ms, modelled " << b.gpu_idle_ms << " ms";
+}
+
+TEST(GpuModel, ALaunchBoundLoopModelledGivesTheRecordedEstimate) {
+  Loop loop;
+  loop.kernel_us = {3, 2, 4, 3, 2, 5, 3, 2};  // under the 6.5 us between launches: the host is the critical path
+  expect_modelled_like_recorded(loop);
+}
+
+TEST(GpuModel, AGpuBoundLoopModelledGivesTheRecordedEstimate) {
+  Loop loop;
+  loop.kernel_us = {30, 45, 20, 60, 25, 40, 35, 50};  // the GPU is the critical path: the read waits
+  expect_modelled_like_recorded(loop);
+}
+
+// The per-parameter norms of the benchmark: a small kernel and a read, 22 times a step.
+TEST(GpuModel, ManyReadsAStepModelledGiveTheRecordedEstimate) {
+  for (double kernel : {3.0, 40.0}) {
+    Loop loop;
+    loop.kernel_us = std::vector<double>(8, kernel);
+    loop.reads = 22;
+    loop.read_kernel_us = 3;
+    loop.steps = 200;
+    loop.recorded_steps = 50;
+    SCOPED_TRACE(kernel);
+    expect_modelled_like_recorded(loop);
+  }
+}
+
+}  // namespace
+}  // namespace synclint::probe
