@@ -15,21 +15,12 @@
 
 #include "analysis.h"
 #include "replay.h"
+#include "site_lookup.h"
 #include "stream_io.h"
 
 using namespace synclint::probe;
-
-namespace {
-
-std::string label(const Site& s) { return s.path.substr(s.path.find_last_of('/') + 1) + ":" + std::to_string(s.line); }
-
-const SiteResult* find(const ProbeReport& r, const Site& s) {
-  for (const auto& x : r.sites)
-    if (std::tie(x.site.path, x.site.line, x.site.function) == std::tie(s.path, s.line, s.function)) return &x;
-  return nullptr;
-}
-
-}  // namespace
+using synclint::probe::bench::find;
+using synclint::probe::bench::label;
 
 int main(int argc, char** argv) {
   if (argc < 4) {

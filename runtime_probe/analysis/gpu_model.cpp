@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace synclint::probe {
 namespace {
@@ -206,6 +207,23 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
   std::stable_sort(chunk.gpu.begin(), chunk.gpu.end(),
                    [](const GpuActivity& a, const GpuActivity& b) { return a.start_ns < b.start_ns; });
   return chunk.gpu.size() - before;
+}
+
+EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
+  EventStream out = s;
+  std::unordered_map<std::uint64_t, const GpuActivity*> activity_of;
+  for (const auto& g : s.gpu)
+    if (g.correlation_id != 0) activity_of.try_emplace(g.correlation_id, &g);
+  for (HostCall& h : out.host) {
+    auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
+    if (it != activity_of.end()) {
+      h.launch_key = std::hash<std::string>{}(it->second->name) | 1;
+      h.stream_handle = 0;
+    }
+    h.gpu_modelled = h.start_ns >= from_ns;
+  }
+  std::erase_if(out.gpu, [&](const GpuActivity& g) { return g.start_ns >= from_ns; });
+  return out;
 }
 
 }  // namespace synclint::probe

@@ -84,4 +84,13 @@ class GpuModel {
   std::uint64_t modelled_ = 0, unknown_work_ = 0;
 };
 
+// A full recording (every launch traced, every GPU record kept) as the probe with
+// SYNCLINT_PROBE_GPU_RECORDS=first would have handed it over if the records had been off from `from_ns`
+// on: each call that queued GPU work gets a launch key from what its record ran (the kernel's name, the
+// copy's name; a recording has no launch parameters, so kernels of one name with different grids share a
+// key) and the default stream handle, the calls from `from_ns` on are marked modelled, and the GPU records
+// that start from then on are dropped. For checking the model against the recorded GPU (bench/model_check,
+// tests on the recordings of runtime_probe/testdata).
+EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns);
+
 }  // namespace synclint::probe

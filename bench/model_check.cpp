@@ -1,0 +1,68 @@
+// How well the GPU model (SYNCLINT_PROBE_GPU_RECORDS=first) stands in for the GPU records: takes a fully
+// traced recording (SYNCLINT_PROBE_SAMPLE=1 SYNCLINT_PROBE_RECORD=1), drops its GPU records from a given
+// point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
+// site, the recorded estimates beside the modelled ones.
+//
+//   model_check [--without-model] STREAM.json FROM_PERCENT...
+//
+// FROM_PERCENT: where the records end, in % of the host calls. --without-model drops the records the same
+// way and models nothing: what the estimates would be without the model.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <tuple>
+
+#include "analysis.h"
+#include "gpu_model.h"
+#include "site_lookup.h"
+#include "stream_io.h"
+
+using namespace synclint::probe;
+using synclint::probe::bench::find;
+using synclint::probe::bench::label;
+
+namespace {
+
+double error(double v, double ref) { return ref > 0 ? 100 * (v / ref - 1) : 0.0; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool without = argc > 1 && std::string(argv[1]) == "--without-model";
+  if (without) {
+    --argc;
+    ++argv;
+  }
+  if (argc < 3) {
+    std::cerr << "usage: model_check [--without-model] STREAM.json FROM_PERCENT...\n";
+    return 2;
+  }
+  try {
+    const EventStream s = read_stream(argv[1]);
+    const ProbeReport whole = analyze(s);
+    std::printf("%-24s %6s | %5s %8s %9s %9s %8s | %9s %9s %8s\n", "site", "calls", "from", "modelled", "saving",
+                "modelled", "error", "GPU idle", "modelled", "error");
+    for (int a = 2; a < argc; ++a) {
+      const double percent = std::atof(argv[a]);
+      const std::size_t at = std::min(s.host.size() - 1, static_cast<std::size_t>(percent / 100 * static_cast<double>(s.host.size())));
+      EventStream m = recording_as_modelled(s, s.host.empty() ? s.run_end_ns : s.host[at].start_ns);
+      GpuModel model;
+      model.learn(m);
+      const std::size_t added = without ? 0 : model.synthesize(m);
+      const ProbeReport r = analyze(m);
+      for (const auto& w : whole.sites) {
+        if (w.calls < 10) continue;  // the recurring sites
+        const SiteResult* x = find(r, w.site);
+        const double saving = x ? x->predicted_saving_ms : 0, idle = x ? x->gpu_idle_ms : 0;
+        std::printf("%-24s %6llu | %4.0f%% %8zu %9.3f %9.3f %+7.1f%% | %9.3f %9.3f %+7.1f%%\n", label(w.site).c_str(),
+                    static_cast<unsigned long long>(w.calls), percent, added, w.predicted_saving_ms, saving,
+                    error(saving, w.predicted_saving_ms), w.gpu_idle_ms, idle, error(idle, w.gpu_idle_ms));
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "model_check: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
