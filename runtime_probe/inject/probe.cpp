@@ -36,8 +36,10 @@
 //                            (bench/gpu/overhead.sh); they blind the analysis
 //   SYNCLINT_PROBE_GPU_RECORDS=first  GPU records in the first stretch only (switched on before the
 //                            program's context exists); later stretches trace launches and syncs alone, and
-//                            their GPU work is modelled from the first stretch's records (GpuModel). Not
-//                            yet validated on a GPU
+//                            their GPU work is modelled from the first stretch's records (GpuModel). The
+//                            first stretch then goes on until 1000 calls in a row queued nothing not seen
+//                            before, for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Not yet
+//                            validated on a GPU
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -130,6 +132,8 @@ struct Probe {
   std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
   bool records_first_only = false;  // SYNCLINT_PROBE_GPU_RECORDS=first: later stretches trace launches only
   std::atomic<bool> records_live{true};  // with records_first_only: the first stretch's records are on
+  KeySettling settling;  // with records_first_only: the first stretch lasts until the launches show no new key
+  std::chrono::milliseconds first_max{20000};  // SYNCLINT_PROBE_FIRST_MAX_MS: but no longer than this
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
   TracedSpans spans;          // the stretches, for keep_records
 
@@ -403,6 +407,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (p.records_first_only && call.traced) {  // the GPU model learns from the first stretch, models the rest
     describe_work(domain, cbid, cb->functionParams, call);
     call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
+    if (!call.gpu_modelled && call.launch_key != 0) p.settling.saw(call.launch_key);
   }
   bool blocking = e.cls.blocking;
   if (e.cls.check_pageable && async_copy_blocks(domain, cb)) {
@@ -672,6 +677,8 @@ void watcher_main() {
   auto next_cut = clock::now() + window;
   const auto started = clock::now();
   SampleSchedule schedule(p.sample, p.sample_on, started, p.sample_first);
+  constexpr std::chrono::milliseconds kFirstExtension{100};
+  bool first_extended = false;
   for (;;) {
     pollfd pfd{p.wake[0], POLLIN, 0};
     int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
@@ -693,6 +700,17 @@ void watcher_main() {
       continue;
     }
     const double at_ms = std::chrono::duration<double, std::milli>(now - started).count();
+    // SYNCLINT_PROBE_GPU_RECORDS=first: the first stretch, the only one with GPU records, goes on while the
+    // program keeps queuing work it has not queued before (up to SYNCLINT_PROBE_FIRST_MAX_MS).
+    if (p.records_first_only && p.records_live.load() && schedule.traced() && now >= schedule.next_change() &&
+        !p.settling.settled() && now - started < p.first_max) {
+      if (p.debug && !first_extended)
+        std::fprintf(stderr, "synclint probe: first stretch extended at %.1f ms: %llu kinds of GPU work so far, the last new one %llu calls ago\n",
+                     at_ms, static_cast<unsigned long long>(p.settling.keys()),
+                     static_cast<unsigned long long>(p.settling.since_new()));
+      first_extended = true;
+      schedule.extend(now + kFirstExtension);
+    }
     if (std::optional<bool> on = schedule.update(now, c == 'N')) {
       // A stretch's records are flushed before the next stretch begins (SampleSchedule keeps them apart).
       if (*on && schedule.take_flush(clock::time_point::max())) cut_window(false);
@@ -920,6 +938,7 @@ int initialize() {
     opt.record_max_calls = env_number("SYNCLINT_PROBE_RECORD_MAX", 20000);
   if (const char* v = std::getenv("SYNCLINT_PROBE_GPU_RECORDS"); v != nullptr && std::strcmp(v, "first") == 0)
     p.records_first_only = opt.model_gpu = true;
+  p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());

@@ -2,6 +2,8 @@
 // Plain C++ (no CUPTI), driven by the window thread and the blocking-call callbacks of probe.cpp.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -46,6 +48,10 @@ class SampleSchedule {
   bool take_flush(clock::time_point now);
   // The state no longer changes (the report is written).
   void stop() { next_ = flush_due_ = clock::time_point::max(); }
+  // While traced: the stretch goes on at least until `until`.
+  void extend(clock::time_point until) {
+    if (traced_ && sampled() && next_ != clock::time_point::max()) next_ = std::max(next_, until);
+  }
 
  private:
   double fraction_;
@@ -95,6 +101,24 @@ class SiteRequests {
   std::atomic<std::uint64_t> stretches_{0};
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;
+};
+
+// The launch keys seen (HostCall::launch_key: a kernel and its grid, a copy's kind and size), approximately:
+// a set of 64K bits, so that two keys may share one, and how many calls in a row brought no new key. With
+// SYNCLINT_PROBE_GPU_RECORDS=first the GPU model learns only from the first stretch, so that stretch goes on
+// until the program has shown its GPU work: kSettled calls without a new key. Lock-free: the program's
+// threads call saw().
+class KeySettling {
+ public:
+  static constexpr std::uint64_t kSettled = 1000;
+  void saw(std::uint64_t key);
+  bool settled() const { return since_new_.load(std::memory_order_relaxed) >= kSettled; }
+  std::uint64_t since_new() const { return since_new_.load(std::memory_order_relaxed); }
+  std::uint64_t keys() const { return keys_.load(std::memory_order_relaxed); }
+
+ private:
+  std::array<std::atomic<std::uint64_t>, 1024> bits_{};
+  std::atomic<std::uint64_t> since_new_{0}, keys_{0};
 };
 
 // The traced stretches on the probe's clock, for SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the Activity

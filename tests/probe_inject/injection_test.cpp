@@ -296,7 +296,7 @@ std::vector<std::pair<std::string, std::uint64_t>> read_switch_log(const fs::pat
 // (unset afterwards) and the stand-in's switch log on; `out` gets the host's output (with stderr when
 // `with_stderr`). Returns the log, or nothing when the host failed.
 std::optional<std::vector<std::pair<std::string, std::uint64_t>>> play_logged(
-    std::initializer_list<std::pair<const char*, const char*>> env, const char* steps, std::string& out,
+    const std::vector<std::pair<const char*, const char*>>& env, const char* steps, std::string& out,
     bool with_stderr = false) {
   const fs::path log = fs::temp_directory_path() / ("fake-cupti-" + std::to_string(getpid()) + ".log");
   fs::remove(log);
@@ -376,11 +376,10 @@ struct RecordSwitches {
   ProbeReport report;
 };
 
-std::optional<RecordSwitches> play_record_setting(const char* name, const char* value) {
+std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const char*, const char*>> setting) {
   RecordSwitches r;
-  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {name, value},
-                                   {"SYNCLINT_PROBE_DEBUG", "1"}},
-                                  "1500", r.out, true);
+  setting.insert(setting.end(), {{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}});
+  const auto played = play_logged(setting, "1500", r.out, true);
   const auto records_at = r.out.find("gpu records ");
   const auto report_at = r.out.find(" report ");
   if (!played || records_at == std::string::npos || report_at == std::string::npos) {
@@ -401,7 +400,7 @@ std::optional<RecordSwitches> play_record_setting(const char* name, const char* 
 // of the traced steps (one kernel each) and not the ~800 of the untraced ones.
 TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
   use_stand_in_cupti();
-  const auto r = play_record_setting("SYNCLINT_PROBE_KEEP_RECORDS", "1");
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_KEEP_RECORDS", "1"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->enables, 1u) << r->out;
   EXPECT_EQ(r->disables, 0u) << r->out;
@@ -418,7 +417,8 @@ TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
 // which each read waits for), its estimates come out as with the records.
 TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndModelsTheRest) {
   use_stand_in_cupti();
-  const auto r = play_record_setting("SYNCLINT_PROBE_GPU_RECORDS", "first");
+  // The first stretch would go on until 1000 launches brought no new kernel: held to its 20 ms here.
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->enables, 1u) << r->out;
   EXPECT_EQ(r->disables, 1u) << r->out;
@@ -431,7 +431,7 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
   ASSERT_NE(at, std::string::npos) << r->out;
   EXPECT_GT(std::strtoull(r->out.c_str() + at + 24, nullptr, 10), 200u) << r->out;
 
-  const auto recorded = play_record_setting("SYNCLINT_PROBE_GPU_RECORDS", "1");  // the default: records in every stretch
+  const auto recorded = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "1"}});  // the default: records in every stretch
   ASSERT_TRUE(recorded);
   ASSERT_EQ(recorded->report.sites.size(), 1u);
   const SiteResult& truth = recorded->report.sites[0];
@@ -440,6 +440,20 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
       << "modelled " << modelled.predicted_saving_ms << " ms, recorded " << truth.predicted_saving_ms << " ms";
   EXPECT_NEAR(modelled.gpu_idle_ms / truth.gpu_idle_ms, 1.0, 0.3)
       << "modelled " << modelled.gpu_idle_ms << " ms, recorded " << truth.gpu_idle_ms << " ms";
+}
+
+// With SYNCLINT_PROBE_GPU_RECORDS=first the first stretch is the model's only source: it goes on past its
+// 20 ms until 1000 calls in a row queued nothing it had not seen (the stand-in host queues a kernel and a
+// copy a step, about 0.3 ms apart: 500 steps, then up to 100 ms until the window thread looks again; one
+// kernel record a step), then the records go off for good.
+TEST_F(Injection, TheModelsFirstStretchLastsUntilTheLaunchesShowNoNewKernel) {
+  use_stand_in_cupti();
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"}});
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->out.find("first stretch extended at"), std::string::npos) << r->out;
+  ASSERT_EQ(r->report.sites.size(), 1u);
+  EXPECT_GE(r->records, 500u) << "the records stopped before the calls settled\n" << r->out;
+  EXPECT_LT(r->records, 1000u) << "the records went on long after the calls settled\n" << r->out;
 }
 
 // SYNCLINT_PROBE_GPU_RECORD_KINDS (a diagnostic) picks the Activity API kinds that the stretches switch on;

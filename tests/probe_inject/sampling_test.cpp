@@ -216,5 +216,34 @@ TEST(TracedSpans, HoldsTimesFromEachSwitchOnToTheNextSwitchOff) {
   EXPECT_EQ(kept, (std::vector<std::uint64_t>{10, 15, 41}));
 }
 
+TEST(KeySettling, SettlesAfterAThousandLaunchesWithoutANewKey) {
+  KeySettling k;
+  for (std::uint64_t i = 0; i < 50; ++i) k.saw(1000 + i * 7919);  // a loop's kernels, first seen
+  EXPECT_EQ(k.keys(), 50u);
+  EXPECT_EQ(k.since_new(), 0u);
+  for (std::uint64_t step = 0; step < 19; ++step)
+    for (std::uint64_t i = 0; i < 50; ++i) k.saw(1000 + i * 7919);
+  EXPECT_EQ(k.since_new(), 950u);
+  EXPECT_FALSE(k.settled());
+  k.saw(424242);  // a new kernel (another mode) starts the count again
+  EXPECT_EQ(k.since_new(), 0u);
+  for (std::uint64_t i = 0; i < KeySettling::kSettled; ++i) k.saw(424242);
+  EXPECT_TRUE(k.settled());
+  EXPECT_EQ(k.keys(), 51u);
+}
+
+TEST(SampleSchedule, ExtendKeepsAStretchOnOnlyWhileItIsTraced) {
+  const auto t0 = clock::now();
+  SampleSchedule s(0.01, 1000ms, t0, 100ms);
+  s.extend(t0 + 300ms);
+  EXPECT_EQ(s.next_change(), t0 + 300ms);
+  s.extend(t0 + 200ms);  // never shortened
+  EXPECT_EQ(s.next_change(), t0 + 300ms);
+  EXPECT_EQ(s.update(t0 + 300ms, false), std::optional<bool>(false));
+  const auto off_until = s.next_change();
+  s.extend(t0 + 400s);  // off: nothing to extend
+  EXPECT_EQ(s.next_change(), off_until);
+}
+
 }  // namespace
 }  // namespace synclint::probe::inject
