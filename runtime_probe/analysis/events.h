@@ -48,6 +48,7 @@ struct HostCall {
   // What the call queued, for GpuModel: a hash of the kernel function and its grid (launches), of the copy
   // kind and size (copies) or of the size (memsets); 0 when unknown. Not written to recorded streams.
   std::uint64_t launch_key = 0;
+  std::uint64_t launch_family = 0;  // the same without the sizes: the kernel function, the copy kind
   std::uint64_t stream_handle = 0;  // the CUDA stream it named (0: the default stream)
   bool gpu_modelled = false;        // traced without GPU records: its GPU work is modelled (GpuModel)
 };

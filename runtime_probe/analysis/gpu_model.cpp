@@ -79,6 +79,7 @@ void GpuModel::learn(const EventStream& chunk) {
       w.name = g.name;
       w.kind = g.kind;
       kind_duration_[static_cast<std::uint32_t>(g.kind)].add(duration);
+      if (h.launch_family != 0) family_duration_[h.launch_family].add(duration);
       const StreamKey key{g.device, g.stream};
       ++streams_[h.stream_handle][key];
       ++stream_use_[key];
@@ -171,17 +172,20 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       const StreamKey key = stream_for(h.stream_handle);
       Queue& q = queue(key);
       GpuActivity g;
+      g.kind = kind_of(h);
+      g.name = g.kind == GpuActivityKind::Kernel ? "kernel" : g.kind == GpuActivityKind::Memcpy ? "memcpy" : "memset";
       double duration = 0;
       if (auto w = work_.find(h.launch_key); w != work_.end()) {
         duration = w->second.duration.value(0);
         g.name = w->second.name;
         g.kind = w->second.kind;
-      } else {
-        g.kind = kind_of(h);
-        auto k = kind_duration_.find(static_cast<std::uint32_t>(g.kind));
-        duration = k != kind_duration_.end() ? k->second.value(kDefaultReturnNs) : kDefaultReturnNs;
-        g.name = g.kind == GpuActivityKind::Kernel ? "kernel" : g.kind == GpuActivityKind::Memcpy ? "memcpy" : "memset";
+      } else {  // never seen: its family's durations (the same kernel, other sizes), else its kind's
         ++unknown_work_;
+        auto f = h.launch_family != 0 ? family_duration_.find(h.launch_family) : family_duration_.end();
+        auto k = kind_duration_.find(static_cast<std::uint32_t>(g.kind));
+        duration = f != family_duration_.end() ? f->second.value(0)
+                   : k != kind_duration_.end() ? k->second.value(kDefaultReturnNs)
+                                               : kDefaultReturnNs;
       }
       g.name += " (modelled)";
       const double earliest = start + latency;
@@ -217,7 +221,7 @@ EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
   for (HostCall& h : out.host) {
     auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
     if (it != activity_of.end()) {
-      h.launch_key = std::hash<std::string>{}(it->second->name) | 1;
+      h.launch_key = h.launch_family = std::hash<std::string>{}(it->second->name) | 1;
       h.stream_handle = 0;
     }
     h.gpu_modelled = h.start_ns >= from_ns;

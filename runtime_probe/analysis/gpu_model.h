@@ -4,7 +4,8 @@
 // the chunks that have records how long the work of each launch takes (by what was launched: kernel
 // function and grid, or copy kind and size), which GPU stream each CUDA stream handle is, and how soon
 // work queued on an idle stream starts. For the calls marked `gpu_modelled` it then adds the GPU
-// activities the records would have held: each one queued on its stream behind the one before, starting
+// activities the records would have held (work never seen gets the durations of its family, the same
+// kernel with other sizes, or else of its kind): each one queued on its stream behind the one before, starting
 // no sooner than its launch plus that latency, and fitted to the syncs, which tell when the GPU had
 // finished (a sync that waited ends when the stream drained; one that did not wait found it drained).
 // Plain C++, like the rest of the analysis: tested on synthetic streams in CI.
@@ -34,7 +35,7 @@ class GpuModel {
   double duration_ns(std::uint64_t launch_key) const;  // the median of the learned durations, or 0
   double latency_ns() const { return latency_.value(kDefaultLatencyNs); }
   std::uint64_t modelled() const { return modelled_; }
-  std::uint64_t unknown_work() const { return unknown_work_; }  // modelled with a fallback duration
+  std::uint64_t unknown_work() const { return unknown_work_; }  // modelled with no duration of its own
 
   static constexpr double kDefaultLatencyNs = 5000;   // launch to start on an idle stream, before learning
   static constexpr double kDefaultReturnNs = 2000;    // the GPU's end to a waiting sync's return
@@ -79,7 +80,8 @@ class GpuModel {
   std::unordered_map<std::uint64_t, std::map<StreamKey, std::uint64_t>> streams_;  // handle -> stream -> times seen
   std::map<StreamKey, std::uint64_t> stream_use_;
   Samples latency_, return_;
-  std::unordered_map<std::uint32_t, Samples> kind_duration_;  // fallback per GpuActivityKind
+  std::unordered_map<std::uint64_t, Samples> family_duration_;  // fallback: the same function, other sizes
+  std::unordered_map<std::uint32_t, Samples> kind_duration_;    // last fallback: per GpuActivityKind
   std::map<StreamKey, double> ready_;                          // across chunks
   std::uint64_t modelled_ = 0, unknown_work_ = 0;
 };

@@ -265,14 +265,17 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
 
 // What a call queued and on which stream, for the GPU model of stretches traced without GPU records
 // (SYNCLINT_PROBE_GPU_RECORDS=first): the kernel function and grid of a launch, the kind and size of a copy,
-// the size of a memset, hashed into HostCall::launch_key; the stream handle it named. Calls it does not
-// know keep 0: their GPU work is not modelled.
+// the size of a memset, hashed into HostCall::launch_key, and the same without the sizes into
+// HostCall::launch_family; the stream handle it named. Calls it does not know keep 0: their GPU work is
+// not modelled.
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
 
-std::uint64_t grid_key(const void* func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
+// A launch: the key of the function and its grid and block, the family of the function alone.
+void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
   std::uint64_t h = mix(0x4b, reinterpret_cast<std::uintptr_t>(func));
+  call.launch_family = h | 1;  // never 0
   for (unsigned v : {gx, gy, gz, bx, by, bz}) h = mix(h, v);
-  return h | 1;  // never 0
+  call.launch_key = h | 1;
 }
 
 // The per-thread default stream of a _ptsz call that named the default stream (cudaStreamPerThread).
@@ -285,13 +288,13 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz) {
       const auto* p = static_cast<const cuLaunchKernel_params*>(params);
-      call.launch_key = grid_key(p->f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ);
+      launch_keys(call, p->f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ);
       call.stream_handle = stream_of(p->hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz);
     } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
       const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
       if (p->config == nullptr) return;
       const CUlaunchConfig& c = *p->config;
-      call.launch_key = grid_key(p->f, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);
+      launch_keys(call, p->f, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);
       call.stream_handle = stream_of(c.hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
     }
     return;
@@ -300,7 +303,7 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
       const auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
-      call.launch_key = grid_key(p->func, p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z);
+      launch_keys(call, p->func, p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z);
       call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000);
       return;
     }
@@ -309,20 +312,22 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
       const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
       if (p->config == nullptr) return;
       const cudaLaunchConfig_t& c = *p->config;
-      call.launch_key = grid_key(p->func, c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.blockDim.y, c.blockDim.z);
+      launch_keys(call, p->func, c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.blockDim.y, c.blockDim.z);
       call.stream_handle = stream_of(c.stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060);
       return;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-      call.launch_key = mix(mix(0x43, static_cast<std::uint64_t>(p->kind)), p->count) | 1;
+      call.launch_family = mix(0x43, static_cast<std::uint64_t>(p->kind)) | 1;
+      call.launch_key = mix(call.launch_family, p->count) | 1;
       call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
       return;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemsetAsync_v3020_params*>(params);
+      call.launch_family = 0x53;
       call.launch_key = mix(0x53, p->count) | 1;
       call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000);
       return;
@@ -407,7 +412,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (p.records_first_only && call.traced) {  // the GPU model learns from the first stretch, models the rest
     describe_work(domain, cbid, cb->functionParams, call);
     call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
-    if (!call.gpu_modelled && call.launch_key != 0) p.settling.saw(call.launch_key);
+    if (!call.gpu_modelled && call.launch_family != 0) p.settling.saw(call.launch_family);
   }
   bool blocking = e.cls.blocking;
   if (e.cls.check_pageable && async_copy_blocks(domain, cb)) {

@@ -135,6 +135,7 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
       h.site = c.site;
       h.probe_ns = c.probe_ns;
       h.launch_key = c.launch_key;
+      h.launch_family = c.launch_family;
       h.stream_handle = c.stream_handle;
       h.gpu_modelled = c.gpu_modelled;
       max_end = std::max(max_end, c.end);

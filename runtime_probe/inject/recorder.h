@@ -28,7 +28,7 @@ struct RawCall {
   bool traced = true;  // recorded while launches and GPU records were traced (sampling)
   bool python_call = false;  // a timed Python call around blocking calls (PythonCall), not a CUDA call
   std::uint32_t probe_ns = 0;  // the probe's own time right after the call returned (HostCall::probe_ns)
-  std::uint64_t launch_key = 0, stream_handle = 0;  // HostCall::launch_key, HostCall::stream_handle
+  std::uint64_t launch_key = 0, launch_family = 0, stream_handle = 0;  // as in HostCall
   bool gpu_modelled = false;   // traced while the GPU records were off (HostCall::gpu_modelled)
 };
 

@@ -125,6 +125,29 @@ TEST(GpuModel, WorkItNeverSawGetsTheMedianOfItsKindAndIsCounted) {
   EXPECT_TRUE(d == us(10) || d == us(50)) << d;  // the median of the learned kernels
 }
 
+// The same kernel with another grid (a smaller last batch, a varying sequence length): its family's
+// durations rather than the median of every kernel.
+TEST(GpuModel, WorkOfAKnownFamilyGetsTheFamilysDurations) {
+  StreamBuilder b;
+  for (int i = 0; i < 5; ++i) {
+    const double t = 1000.0 * i;
+    for (int k = 0; k < 4; ++k)  // A most of all: the median of every kernel is A's 10 us
+      launch(b, t + 20.0 * k, kKeyA, t + 20 * k + 4, t + 20 * k + 14, false).launch_family = 0xFA;
+    launch(b, t + 100, kKeyB, t + 104, t + 154, false).launch_family = 0xFB;
+    launch(b, t + 200, 0xB2, t + 204, t + 274, false).launch_family = 0xFB;  // B with another grid: 70 us
+  }
+  GpuModel m;
+  m.learn(b.done());
+  StreamBuilder later;
+  launch(later, 10000, 0xB3, 0, 0, true).launch_family = 0xFB;  // B with a third grid
+  EventStream s = later.done();
+  m.synthesize(s);
+  ASSERT_EQ(s.gpu.size(), 1u);
+  EXPECT_EQ(m.unknown_work(), 1u);
+  const double d = static_cast<double>(s.gpu[0].end_ns - s.gpu[0].start_ns);
+  EXPECT_TRUE(d == us(50) || d == us(70)) << d;  // B's, not the 10 us of A that the kind's median could give
+}
+
 TEST(GpuModel, LeavesAChunkWithoutModelledCallsAlone) {
   GpuModel m = learned();
   StreamBuilder b;
