@@ -278,6 +278,12 @@ void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsi
   call.launch_key = h | 1;
 }
 
+// A copy: the key of its kind and size, the family of its kind.
+void copy_keys(RawCall& call, cudaMemcpyKind kind, std::size_t count) {
+  call.launch_family = mix(0x43, static_cast<std::uint64_t>(kind)) | 1;
+  call.launch_key = mix(call.launch_family, count) | 1;
+}
+
 // The per-thread default stream of a _ptsz call that named the default stream (cudaStreamPerThread).
 std::uint64_t stream_of(const void* stream, bool per_thread) {
   return stream == nullptr && per_thread ? 2 : reinterpret_cast<std::uintptr_t>(stream);
@@ -319,9 +325,15 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-      call.launch_family = mix(0x43, static_cast<std::uint64_t>(p->kind)) | 1;
-      call.launch_key = mix(call.launch_family, p->count) | 1;
+      copy_keys(call, p->kind, p->count);
       call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {  // a blocking copy, on the default stream
+      const auto* p = static_cast<const cudaMemcpy_v3020_params*>(params);
+      copy_keys(call, p->kind, p->count);
+      call.stream_handle = stream_of(nullptr, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000);
       return;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
