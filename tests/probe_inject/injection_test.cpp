@@ -413,33 +413,33 @@ TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
 
 // SYNCLINT_PROBE_GPU_RECORDS=first: the record kinds are on in the first stretch only; the requested
 // stretch after it traces the launches and the reads without switching the records on again, and the GPU
-// model stands in for their records: learned from the first stretch (the kernel of each step: 300 us,
-// which each read waits for), its estimates come out as with the records.
+// model stands in for their records. Learned from the first stretch (the kernel of each step: 300 us, which
+// each read waits for), it puts the GPU's idle time after each read back: about 12 us (the sync's return,
+// the next launch's latency), where the stretch without modelled records would show a third of that.
+// (How close the model comes to the records is checked where timing is exact: GpuModel.* and
+// ProbeRecorded.TheGpuModelStandsInForTheLaterRecords; a stand-in host's spin loops are not.)
 TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndModelsTheRest) {
   use_stand_in_cupti();
-  // The first stretch would go on until 1000 launches brought no new kernel: held to its 20 ms here.
+  // The first stretch would go on until 1000 calls brought no new kind of GPU work: held to its 20 ms here.
   const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->enables, 1u) << r->out;
   EXPECT_EQ(r->disables, 1u) << r->out;
   EXPECT_NE(r->out.find("tracing on at"), std::string::npos) << "no stretch after the first\n" << r->out;
   ASSERT_EQ(r->report.sites.size(), 1u);
-  const SiteResult& modelled = r->report.sites[0];
-  EXPECT_GT(modelled.traced_calls, 200u) << "the requested stretch traced no reads";
-  EXPECT_LT(r->records, modelled.traced_calls / 2) << "records outside the first stretch";
+  const SiteResult& site = r->report.sites[0];
+  EXPECT_GT(site.traced_calls, 200u) << "the requested stretch traced no reads";
+  EXPECT_LT(r->records, site.traced_calls / 2) << "records outside the first stretch";
   const auto at = r->out.find("modelled GPU activities ");
   ASSERT_NE(at, std::string::npos) << r->out;
-  EXPECT_GT(std::strtoull(r->out.c_str() + at + 24, nullptr, 10), 200u) << r->out;
-
-  const auto recorded = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "1"}});  // the default: records in every stretch
-  ASSERT_TRUE(recorded);
-  ASSERT_EQ(recorded->report.sites.size(), 1u);
-  const SiteResult& truth = recorded->report.sites[0];
-  ASSERT_GT(truth.gpu_idle_ms, 0);
-  EXPECT_NEAR(modelled.predicted_saving_ms / truth.predicted_saving_ms, 1.0, 0.3)
-      << "modelled " << modelled.predicted_saving_ms << " ms, recorded " << truth.predicted_saving_ms << " ms";
-  EXPECT_NEAR(modelled.gpu_idle_ms / truth.gpu_idle_ms, 1.0, 0.3)
-      << "modelled " << modelled.gpu_idle_ms << " ms, recorded " << truth.gpu_idle_ms << " ms";
+  char* rest = nullptr;
+  const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
+  const std::uint64_t unknown = std::strtoull(rest + 2, nullptr, 10);  // " (M without a learned duration)"
+  EXPECT_GT(modelled, 400u) << r->out;      // a kernel and a copy for each read of the stretch
+  EXPECT_LE(unknown, modelled / 2 + 5) << r->out;  // the copies: the stand-in makes no copy records
+  const double idle_us = site.gpu_idle_ms * 1e3 / static_cast<double>(site.traced_calls);
+  EXPECT_GT(idle_us, 6.0) << "GPU idle after a traced read";
+  EXPECT_GT(site.predicted_saving_ms, 0.0);
 }
 
 // With SYNCLINT_PROBE_GPU_RECORDS=first the first stretch is the model's only source: it goes on past its
