@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   try {
     const EventStream s = read_stream(argv[1]);
     const ProbeReport whole = analyze(s);
-    std::printf("%-24s %6s | %5s %8s %9s %9s %8s | %9s %9s %8s\n", "site", "calls", "from", "modelled", "saving",
-                "modelled", "error", "GPU idle", "modelled", "error");
+    std::printf("%-24s %6s | %5s %8s %7s %9s %9s %8s | %9s %9s %8s\n", "site", "calls", "from", "modelled", "unknown",
+                "saving", "modelled", "error", "GPU idle", "modelled", "error");
     for (int a = 2; a < argc; ++a) {
       const double percent = std::atof(argv[a]);
       const std::size_t at = std::min(s.host.size() - 1, static_cast<std::size_t>(percent / 100 * static_cast<double>(s.host.size())));
@@ -55,8 +55,9 @@ int main(int argc, char** argv) {
         if (w.calls < 10) continue;  // the recurring sites
         const SiteResult* x = find(r, w.site);
         const double saving = x ? x->predicted_saving_ms : 0, idle = x ? x->gpu_idle_ms : 0;
-        std::printf("%-24s %6llu | %4.0f%% %8zu %9.3f %9.3f %+7.1f%% | %9.3f %9.3f %+7.1f%%\n", label(w.site).c_str(),
-                    static_cast<unsigned long long>(w.calls), percent, added, w.predicted_saving_ms, saving,
+        std::printf("%-24s %6llu | %4.0f%% %8zu %7llu %9.3f %9.3f %+7.1f%% | %9.3f %9.3f %+7.1f%%\n", label(w.site).c_str(),
+                    static_cast<unsigned long long>(w.calls), percent, added,
+                    static_cast<unsigned long long>(model.unknown_work()), w.predicted_saving_ms, saving,
                     error(saving, w.predicted_saving_ms), w.gpu_idle_ms, idle, error(idle, w.gpu_idle_ms));
       }
     }
