@@ -64,6 +64,10 @@ struct ProbeReport {
   // Fidelity of the what-if replay: (replayed span as recorded - recorded span) / recorded span.
   // Near 0 when the model reproduces the run; savings are differences of two replays either way.
   double replay_error = 0;
+  // With SYNCLINT_PROBE_GPU_RECORDS=first: GPU activities modelled for stretches traced without records
+  // (GpuModel), and how many of them had no learned duration (work first queued after the first stretch).
+  std::uint64_t modelled_gpu_activities = 0;
+  std::uint64_t modelled_without_duration = 0;
   std::vector<RunInfo> runs;      // per process: one entry for a single process, one per rank when merged
 };
 

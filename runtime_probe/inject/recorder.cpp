@@ -253,6 +253,8 @@ ProbeReport Recorder::finish(RunInfo run) const {
     if (!tracing_on_ && last_end_ns_ > off_since_ns_) untraced += static_cast<double>(last_end_ns_ - off_since_ns_);
     add_untraced(r, untraced_, std::max(0.0, total - untraced), total);
   }
+  r.modelled_gpu_activities = model_.modelled();
+  r.modelled_without_duration = model_.unknown_work();
   return r;
 }
 

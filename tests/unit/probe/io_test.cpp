@@ -234,6 +234,26 @@ TEST(ProbeReportIo, TableShowsRankedSitesRelativeToTheRunDirectory) {
   EXPECT_NE(table.find("predicted saving"), std::string::npos);
 }
 
+// The GPU model's counts (SYNCLINT_PROBE_GPU_RECORDS=first) round-trip and are summed by the merge; the
+// table warns when more than a tenth of the modelled work had no learned duration.
+TEST(ProbeReportIo, ModelledGpuWorkIsCountedAndWarnedAboutWhenMuchOfItWasNeverSeen) {
+  ProbeReport a = sample_report(0, 6), b = sample_report(1, 4);
+  a.modelled_gpu_activities = 1000;
+  a.modelled_without_duration = 50;
+  b.modelled_gpu_activities = 200;
+  b.modelled_without_duration = 90;
+  const ProbeReport back = parse_report(report_to_json(a));
+  EXPECT_EQ(back.modelled_gpu_activities, 1000u);
+  EXPECT_EQ(back.modelled_without_duration, 50u);
+  EXPECT_EQ(format_table(a).find("modelled GPU activities"), std::string::npos) << "5% is not worth a warning";
+  const ProbeReport merged = merge({a, b});
+  EXPECT_EQ(merged.modelled_gpu_activities, 1200u);
+  EXPECT_EQ(merged.modelled_without_duration, 140u);
+  EXPECT_NE(format_table(merged).find("warning: 140 of 1200 modelled GPU activities had no duration"), std::string::npos)
+      << format_table(merged);
+  EXPECT_EQ(format_table(sample_report(0, 6)).find("modelled"), std::string::npos);  // none modelled: nothing said
+}
+
 TEST(ProbeTrace, WritesValidTraceEventJsonWithNamedTracksAndBubbles) {
   std::ostringstream out;
   {
