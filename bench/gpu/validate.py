@@ -109,6 +109,9 @@ def probe_numbers(report, total_steps):
         "sites": sites,
         "status": report.get("run", {}).get("status", "?"),
         "dropped": report.get("totals", report).get("dropped_activity_records", 0),
+        # SYNCLINT_PROBE_GPU_RECORDS=first: GPU work modelled, and how much of it had no learned duration
+        "modelled": report.get("totals", {}).get("modelled_gpu_activities", 0),
+        "modelled_unknown": report.get("totals", {}).get("modelled_without_duration", 0),
     }
 
 
@@ -357,7 +360,10 @@ def repeats_main(dirs):
                  for m in SYNC_MODES]
         pred_rank = rank({m: cmp[m]["pred"] for m in SYNC_MODES})
         meas = {m: cmp[m]["fair"] for m in SYNC_MODES if cmp[m]["fair"] is not None}
-        rows.append([name, lang, b, rc_text, "%s, sampled %s" % (pn["status"], fmt(pn["sampled"], 2))] + cells +
+        report_text = "%s, sampled %s" % (pn["status"], fmt(pn["sampled"], 2))
+        if pn["modelled"]:
+            report_text += ", modelled %d (%d unknown)" % (pn["modelled"], pn["modelled_unknown"])
+        rows.append([name, lang, b, rc_text, report_text] + cells +
                      ["yes" if len(meas) == len(SYNC_MODES) and rank(meas) == pred_rank else "no"])
     out.append(table(rows, ["process", "lang", "batch", "exit", "report"] +
                      ["%s: measured / predicted (error)" % m for m in SYNC_MODES] + ["ranking equal"]))

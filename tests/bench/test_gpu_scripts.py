@@ -140,6 +140,17 @@ class Rounds(unittest.TestCase):
                                               {"loss": 0.5, "norms": 0.32, "batched": 0.01})
         self.assertTrue(any(r[2] == "loss - norms" and r[9] == "DISAGREES" for r in rows), rows)
 
+    def test_probe_numbers_carry_the_gpu_models_counts(self):
+        site = {"path": "/w/bench/gpu/cnn_bench.py", "line": 82, "function": "log_norms", "calls": 220,
+                "predicted_saving_ms": 22.0, "host_blocked_ms": 11.0, "gpu_idle_ms": 5.5}
+        report = {"run": {"status": "ok"}, "sites": [site],
+                  "totals": {"sampled_fraction": 0.3, "modelled_gpu_activities": 900, "modelled_without_duration": 12}}
+        pn = validate.probe_numbers(report, 10)
+        self.assertEqual((pn["modelled"], pn["modelled_unknown"]), (900, 12))
+        self.assertAlmostEqual(pn["pred"], 2.2)
+        del report["totals"]["modelled_gpu_activities"], report["totals"]["modelled_without_duration"]
+        self.assertEqual(validate.probe_numbers(report, 10)["modelled"], 0)  # reports before the model
+
     def test_unprobed_twins_give_the_measured_ranking_and_the_errors(self):
         unprobed = [("rep-%d" % i, "cpp", 128, "0", bench_doc("cpp", 128, {
             "none": [3.0, 3.0, 3.0], "loss": [3.8, 3.8, 3.8], "norms": [4.3, 4.3, 4.3],
