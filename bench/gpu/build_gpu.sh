@@ -6,6 +6,9 @@
 #
 #   build_gpu LOG_DIR [train-only]   # logs: LOG_DIR/build-synclint.log, LOG_DIR/build-train_cpp.log
 # Returns success when synclint was built (with train-only: when train_cpp was).
+#
+#   torch_ops_args LANG   # sets `shim`: `synclint probe`'s --torch-ops for a C++ process when the shim was
+#                         # built, unless TORCH_OPS=0 (empty otherwise)
 build_gpu() {
   local logs=$1 train_only=${2:-} deps=() torch_prefix
   [[ -d .carry/include ]] && deps+=(-DSYNCLINT_HEADER_DEPS_DIR="$PWD/.carry/include")
@@ -22,4 +25,10 @@ build_gpu() {
   wait "$train_pid" && train_cpp="$PWD/build-gpu-train/train_cpp"
   [[ -f build-gpu-train/torch_ops/libsynclint_torch_ops.so ]] && torch_ops="$PWD/build-gpu-train/torch_ops/libsynclint_torch_ops.so"
   if [[ $train_only == train-only ]]; then [[ -n $train_cpp ]]; else [[ -n $synclint ]]; fi
+}
+
+torch_ops_args() {
+  shim=()
+  [[ $1 == cpp && ${TORCH_OPS:-1} != 0 && -n ${torch_ops:-} ]] && shim=(--torch-ops "$torch_ops")
+  return 0
 }

@@ -99,8 +99,7 @@ for ((c = 1; c <= CYCLES; c++)); do
     echo "$tag" >"$d/tag.txt"
     cmd=("${bench_cmd[@]}" --json "$d/$tag.json")
     t0=$SECONDS
-    shim=()  # C++: the LibTorch shim built beside train_cpp times each read's host work (TORCH_OPS=0: not)
-    [[ ${TORCH_OPS:-1} != 0 && $lang == cpp && -n $torch_ops ]] && shim=(--torch-ops "$torch_ops")
+    torch_ops_args "$lang"  # C++: the LibTorch shim times each read's host work (TORCH_OPS=0: not)
     env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
       "$synclint" probe -o "$d/probe-$tag.json" "${shim[@]}" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
     rc=$?

@@ -95,9 +95,8 @@ run_bench() {  # probe|plain lang modes batch reps tag [VAR=VALUE]: one process;
   ((limit > 0)) || { log "skipped $tag (time budget spent)"; return; }
   if [[ $lang == py ]]; then cmd=(python3 bench/gpu/cnn_bench.py --mode ${modes//,/ }); else cmd=("$train_cpp" --mode "$modes"); fi
   cmd+=(--batch "$batch" --steps "$STEPS" --reps "$reps" --warmup "$WARMUP" --json "$W/$tag.json")
-  local t0=$SECONDS shim=()
-  # C++: each read's host work timed by the LibTorch shim built beside train_cpp (TORCH_OPS=0: without it)
-  [[ $lang == cpp && ${TORCH_OPS:-1} != 0 && -n $torch_ops ]] && shim=(--torch-ops "$torch_ops")
+  local t0=$SECONDS shim
+  torch_ops_args "$lang"  # C++: each read's host work timed by the LibTorch shim (TORCH_OPS=0: without it)
   if [[ $how == probe ]]; then
     # The command goes to `synclint probe` as it is, options and all, after `--`.
     env "${env_extra[@]}" timeout "$limit" "$synclint" probe -o "$W/probe-$tag.json" "${shim[@]}" -- "${cmd[@]}" \

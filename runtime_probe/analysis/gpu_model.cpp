@@ -7,6 +7,14 @@
 namespace synclint::probe {
 namespace {
 
+// Each correlation id's first GPU activity (its index in `gpu`).
+std::unordered_map<std::uint64_t, std::size_t> activity_by_correlation(const std::vector<GpuActivity>& gpu) {
+  std::unordered_map<std::uint64_t, std::size_t> first;
+  for (std::size_t a = 0; a < gpu.size(); ++a)
+    if (gpu[a].correlation_id != 0) first.try_emplace(gpu[a].correlation_id, a);
+  return first;
+}
+
 bool queues_work(const HostCall& h) {
   return h.launch_key != 0 && (h.kind == HostCallKind::Launch || h.kind == HostCallKind::AsyncCopy ||
                                h.kind == HostCallKind::BlockingCopy || h.kind == HostCallKind::Other);
@@ -44,9 +52,7 @@ double GpuModel::duration_ns(std::uint64_t launch_key) const {
 
 void GpuModel::learn(const EventStream& chunk) {
   if (chunk.gpu.empty()) return;
-  std::unordered_map<std::uint64_t, std::size_t> activity_of;  // correlation -> first activity
-  for (std::size_t a = 0; a < chunk.gpu.size(); ++a)
-    if (chunk.gpu[a].correlation_id != 0) activity_of.try_emplace(chunk.gpu[a].correlation_id, a);
+  const auto activity_of = activity_by_correlation(chunk.gpu);
   // The end of the activity before each one on its stream (records are sorted by start).
   std::vector<double> before(chunk.gpu.size(), 0);
   std::map<StreamKey, double> last;
@@ -215,13 +221,11 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
 
 EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
   EventStream out = s;
-  std::unordered_map<std::uint64_t, const GpuActivity*> activity_of;
-  for (const auto& g : s.gpu)
-    if (g.correlation_id != 0) activity_of.try_emplace(g.correlation_id, &g);
+  const auto activity_of = activity_by_correlation(s.gpu);
   for (HostCall& h : out.host) {
     auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
     if (it != activity_of.end()) {
-      h.launch_key = h.launch_family = std::hash<std::string>{}(it->second->name) | 1;
+      h.launch_key = h.launch_family = std::hash<std::string>{}(s.gpu[it->second].name) | 1;
       h.stream_handle = 0;
     }
     h.gpu_modelled = h.start_ns >= from_ns;

@@ -590,11 +590,10 @@ void write_outputs() {
     p.trace->finish();
     p.trace_out.close();
   }
-  if (p.debug && p.records_first_only && p.rec != nullptr) {
-    const auto [modelled, unknown] = p.rec->modelled_gpu();
+  if (p.debug && p.records_first_only)
     std::fprintf(stderr, "synclint probe: modelled GPU activities %llu (%llu without a learned duration)\n",
-                 static_cast<unsigned long long>(modelled), static_cast<unsigned long long>(unknown));
-  }
+                 static_cast<unsigned long long>(report.modelled_gpu_activities),
+                 static_cast<unsigned long long>(report.modelled_without_duration));
   if (p.debug && p.queued_count.load() > 0)
     std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
                  static_cast<unsigned long long>(p.queued_count.load()),

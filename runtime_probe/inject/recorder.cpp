@@ -258,11 +258,6 @@ ProbeReport Recorder::finish(RunInfo run) const {
   return r;
 }
 
-std::pair<std::uint64_t, std::uint64_t> Recorder::modelled_gpu() const {
-  std::lock_guard lock(out_mu_);
-  return {model_.modelled(), model_.unknown_work()};
-}
-
 EventStream Recorder::recorded(bool& truncated) const {
   std::lock_guard lock(out_mu_);
   truncated = recorded_truncated_;

@@ -89,9 +89,6 @@ class Recorder {
   void tracing_switched(bool on, std::uint64_t ns);
 
   ProbeReport finish(RunInfo run) const;
-  // With RecorderOptions::model_gpu: GPU activities modelled so far, and how many of them had no learned
-  // duration of their own.
-  std::pair<std::uint64_t, std::uint64_t> modelled_gpu() const;
   std::uint64_t host_calls_seen() const { return calls_seen_; }
   std::uint64_t windows() const { return windows_; }
   // The raw stream kept so far (windows concatenated, sites as of now); `truncated` when capped.

@@ -132,7 +132,7 @@ class TracedSpans {
   void switched(bool on, std::uint64_t ns);
   // True when `ns` lies in a stretch (from its start to its end, or on while it is still open).
   bool contains(std::uint64_t ns) const;
-  // The same test for many timestamps under one lock: keep[i] = contains(ns[i]).
+  // The same test for many elements under one lock: copies to `out` those whose key(element) it holds.
   template <class It, class Key, class Out>
   void filter(It first, It last, Key key, Out out) const {
     std::lock_guard lock(mu_);
