@@ -3,10 +3,12 @@
 // point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
 // site, the recorded estimates beside the modelled ones.
 //
-//   model_check [--without-model] STREAM.json FROM_PERCENT...
+//   model_check [--without-model] STREAM.json FROM...
 //
-// FROM_PERCENT: where the records end, in % of the host calls. --without-model drops the records the same
-// way and models nothing: what the estimates would be without the model.
+// FROM: where the records end, in % of the host calls, or `settle`: where the probe's first stretch would
+// have ended (KeySettling over the recorded launch families, from 1 s after the run's start to 20 s at
+// most, the defaults of SYNCLINT_PROBE_FIRST_MS and SYNCLINT_PROBE_FIRST_MAX_MS). --without-model drops
+// the records the same way and models nothing: what the estimates would be without the model.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -15,6 +17,7 @@
 
 #include "analysis.h"
 #include "gpu_model.h"
+#include "sampling.h"
 #include "site_lookup.h"
 #include "stream_io.h"
 
@@ -26,6 +29,26 @@ namespace {
 
 double error(double v, double ref) { return ref > 0 ? 100 * (v / ref - 1) : 0.0; }
 
+// The index of the first host call after the probe's first stretch would have ended.
+std::size_t settled_at(const EventStream& s) {
+  constexpr std::uint64_t kFirstNs = 1'000'000'000, kFirstMaxNs = 20'000'000'000;
+  synclint::probe::inject::KeySettling settling;
+  for (std::size_t i = 0; i < s.host.size(); ++i) {
+    const std::uint64_t t = s.host[i].start_ns - std::min(s.host[i].start_ns, s.run_start_ns);
+    if (t >= kFirstMaxNs || (t >= kFirstNs && settling.settled())) {
+      std::printf("# records end at host call %zu of %zu (%.2f s): %llu launch keys seen\n", i, s.host.size(),
+                  static_cast<double>(t) / 1e9, static_cast<unsigned long long>(settling.keys()));
+      return i;
+    }
+    const HostCall& h = s.host[i];
+    if (h.launch_family != 0) settling.saw(h.launch_family);
+    const bool blocking = h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize ||
+                          h.kind == HostCallKind::EventSynchronize || h.kind == HostCallKind::BlockingCopy;
+    if (blocking && h.site >= 0) settling.saw(synclint::probe::inject::KeySettling::site_key(h.site));
+  }
+  return s.host.size() - 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -35,7 +58,7 @@ int main(int argc, char** argv) {
     ++argv;
   }
   if (argc < 3) {
-    std::cerr << "usage: model_check [--without-model] STREAM.json FROM_PERCENT...\n";
+    std::cerr << "usage: model_check [--without-model] STREAM.json FROM_PERCENT|settle...\n";
     return 2;
   }
   try {
@@ -44,9 +67,15 @@ int main(int argc, char** argv) {
     std::printf("%-24s %6s | %5s %8s %7s %9s %9s %8s | %9s %9s %8s\n", "site", "calls", "from", "modelled", "unknown",
                 "saving", "modelled", "error", "GPU idle", "modelled", "error");
     for (int a = 2; a < argc; ++a) {
-      const double percent = std::atof(argv[a]);
-      const std::size_t at = std::min(s.host.size() - 1, static_cast<std::size_t>(percent / 100 * static_cast<double>(s.host.size())));
-      EventStream m = recording_as_modelled(s, s.host.empty() ? s.run_end_ns : s.host[at].start_ns);
+      if (s.host.empty()) throw ProbeError(std::string(argv[1]) + ": no host calls");
+      const bool settle = std::string(argv[a]) == "settle";
+      double percent = settle ? 0 : std::atof(argv[a]);
+      std::size_t at = std::min(s.host.size() - 1, static_cast<std::size_t>(percent / 100 * static_cast<double>(s.host.size())));
+      if (settle) {
+        at = settled_at(recording_as_modelled(s, UINT64_MAX));  // with the keys it hands the model
+        percent = 100.0 * static_cast<double>(at) / static_cast<double>(s.host.size());
+      }
+      EventStream m = recording_as_modelled(s, s.host[at].start_ns);
       GpuModel model;
       model.learn(m);
       const std::size_t added = without ? 0 : model.synthesize(m);

@@ -46,12 +46,23 @@ struct HostCall {
   // time, so it is left out of py_before_ns / py_after_ns; 0 when not measured.
   std::uint64_t probe_ns = 0;
   // What the call queued, for GpuModel: a hash of the kernel function and its grid (launches), of the copy
-  // kind and size (copies) or of the size (memsets); 0 when unknown. Not written to recorded streams.
+  // kind and size (copies) or of the size (memsets); 0 when unknown. Recorded streams keep them.
   std::uint64_t launch_key = 0;
   std::uint64_t launch_family = 0;  // the same without the sizes: the kernel function, the copy kind
   std::uint64_t stream_handle = 0;  // the CUDA stream it named (0: the default stream)
   bool gpu_modelled = false;        // traced without GPU records: its GPU work is modelled (GpuModel)
 };
+
+// The hash step of launch keys and families (HostCall::launch_key), shared by the probe, which computes
+// them from the launch parameters, and GpuModel, which reads a copy's direction back from its family.
+inline std::uint64_t key_mix(std::uint64_t h, std::uint64_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+}
+// The launch family of a copy of `kind` (cudaMemcpyKind: 0 host to host, 1 host to device, 2 device to
+// host, 3 device to device, 4 inferred from the pointers): "Copy" and the kind, odd like every family.
+// (Recordings made before 2026-12-02 hashed it with key_mix, which gave host-to-device and device-to-host
+// copies one family; recording_as_modelled puts their families right from the copies' records.)
+inline std::uint64_t copy_family(std::uint64_t kind) { return (0x436f7079ull << 32) | (kind << 1) | 1; }
 
 // A Python-level call that made blocking CUDA calls (`.item()`, `float(t)`, `print(t)`), timed from its
 // CALL to its return in the user's frame (Python 3.12+): its host time outside the CUDA calls is

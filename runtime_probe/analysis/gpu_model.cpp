@@ -26,6 +26,16 @@ GpuActivityKind kind_of(const HostCall& h) {
   return GpuActivityKind::Memset;
 }
 
+// The name of a copy's GPU record, as CUPTI's are named in the probe, from its launch family: the
+// analysis reads a read's direction from it (a device-to-host copy before a sync feeds the read).
+constexpr const char* kCopyNames[] = {"memcpy HtoH", "memcpy HtoD", "memcpy DtoH", "memcpy DtoD"};
+
+std::string copy_name(std::uint64_t family) {
+  for (std::uint64_t k = 0; k < 4; ++k)
+    if (family == copy_family(k)) return kCopyNames[k];
+  return "memcpy";
+}
+
 }  // namespace
 
 void GpuModel::Samples::add(double x) {
@@ -89,12 +99,19 @@ void GpuModel::learn(const EventStream& chunk) {
       const StreamKey key{g.device, g.stream};
       ++streams_[h.stream_handle][key];
       ++stream_use_[key];
-      if (before[it->second] <= start) latency_.add(static_cast<double>(g.start_ns) - start);  // queued on an idle stream
-    } else if ((h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) &&
-               end - start > kWaitedNs) {
-      // It waited: the GPU's last work before its return ended a little before it.
+      // Queued on an idle stream: how long after its launch call returned the work started. From the
+      // return, not the call's start: work starts about 1 us after its call returns on the H200, also
+      // when the call took 25 us (a copy, a first launch), so a latency from the start would vary tenfold.
+      if (before[it->second] <= start) latency_.add(static_cast<double>(g.start_ns) - end);
+    } else if (h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) {
+      // The GPU's last work before its return: ended inside it, it waited and returned this long after;
+      // ended before it began, the sync took only its own time (5-11 us on the H200 with the launch
+      // callbacks on, where 1 us was assumed: a sync that found the GPU done then looked as if it waited).
       auto e = std::upper_bound(ends.begin(), ends.end(), end);
-      if (e != ends.begin() && *std::prev(e) > start) return_.add(end - *std::prev(e));
+      if (e == ends.begin()) continue;
+      const double last = *std::prev(e);
+      if (last > start) return_.add(end - last);
+      else sync_work_.add(end - start);
     }
   }
 }
@@ -110,13 +127,13 @@ GpuModel::StreamKey GpuModel::stream_for(std::uint64_t handle) const {
 
 void GpuModel::fit(Queue& q, double target, std::vector<GpuActivity>& gpu) {
   if (q.pending.empty()) return;
-  // The pending work re-timed with every duration scaled by `scale`, each activity starting no sooner than
-  // its launch allows; returns when the last ends.
-  auto simulate = [&](double scale, bool write) {
+  // The pending work re-timed with the learned durations scaled by `known` and those of work never seen
+  // by `unknown`, each activity starting no sooner than its launch allows; returns when the last ends.
+  auto simulate = [&](double known, double unknown, bool write) {
     double t = q.base;
     for (const Pending& p : q.pending) {
       const double start = std::max(p.earliest, t);
-      t = start + scale * p.duration;
+      t = start + (p.known ? known : unknown) * p.duration;
       if (write) {
         gpu[p.index].start_ns = static_cast<std::uint64_t>(std::llround(start));
         gpu[p.index].end_ns = static_cast<std::uint64_t>(std::llround(t));
@@ -124,15 +141,30 @@ void GpuModel::fit(Queue& q, double target, std::vector<GpuActivity>& gpu) {
     }
     return t;
   };
-  if (q.ready != target && (q.ready < target || simulate(0, false) < target)) {
-    // The work took longer or shorter than learned, all of it alike: one factor for every duration.
-    double lo = q.ready < target ? 1 : 0, hi = q.ready < target ? 2 : 1;
-    while (simulate(hi, false) < target && hi < 1e4) hi *= 2;
+  // The smallest factor in [lo, hi] for which `ends(factor)` reaches the target (hi when none does).
+  auto solve = [&](double lo, double hi, auto ends) {
     for (int i = 0; i < 50; ++i) {
       const double mid = (lo + hi) / 2;
-      (simulate(mid, false) < target ? lo : hi) = mid;
+      (ends(mid) < target ? lo : hi) = mid;
     }
-    q.ready = simulate(hi, true);
+    return hi;
+  };
+  const bool any_unknown = std::any_of(q.pending.begin(), q.pending.end(), [](const Pending& p) { return !p.known; });
+  if (q.ready < target) {
+    // The work took longer than modelled. Work never seen had only a guessed duration: it takes the
+    // difference first; then every learned duration stretches by one factor.
+    double unknown = 1;
+    if (any_unknown)
+      unknown = simulate(1, kMaxFactor, false) >= target ? solve(1, kMaxFactor, [&](double f) { return simulate(1, f, false); })
+                                                         : kMaxFactor;
+    const double known = simulate(1, unknown, false) >= target
+                             ? 1
+                             : solve(1, kMaxFactor, [&](double f) { return simulate(f, unknown, false); });
+    q.ready = simulate(known, unknown, true);
+  } else if (q.ready > target && simulate(0, 0, false) < target) {
+    // The work took less time than modelled: one factor for every duration.
+    const double f = solve(0, 1, [&](double x) { return simulate(x, x, false); });
+    q.ready = simulate(f, f, true);
   } else if (q.ready > target) {
     // Even without durations the launches plus the learned latency end too late (that latency varies):
     // move the last activities earlier, back to back, as far as their launch calls allow, and shorten
@@ -153,7 +185,8 @@ void GpuModel::fit(Queue& q, double target, std::vector<GpuActivity>& gpu) {
 
 std::size_t GpuModel::synthesize(EventStream& chunk) {
   if (std::none_of(chunk.host.begin(), chunk.host.end(), [](const HostCall& h) { return h.gpu_modelled; })) return 0;
-  const double latency = latency_.value(kDefaultLatencyNs), back = return_.value(kDefaultReturnNs);
+  const double latency = latency_.value(kDefaultLatencyNs), back = return_.value(kDefaultReturnNs),
+               own = sync_work_.value(kSyncWorkNs);
   std::map<StreamKey, Queue> queues;
   auto queue = [&](StreamKey key) -> Queue& {
     auto [it, added] = queues.try_emplace(key);
@@ -167,7 +200,7 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
   // it took longer than that latency and a sync's own work, it waited: the stream drained just then.
   auto anchor = [&](Queue& q, double start, double end) {
     const double drained = std::max(start, end - back);
-    if (q.ready > drained || end - start > back + kSyncWorkNs) fit(q, drained, chunk.gpu);
+    if (q.ready > drained || end - start > back + own) fit(q, drained, chunk.gpu);
     else q.pending.clear();
   };
   const std::size_t before = chunk.gpu.size();
@@ -179,14 +212,18 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       Queue& q = queue(key);
       GpuActivity g;
       g.kind = kind_of(h);
-      g.name = g.kind == GpuActivityKind::Kernel ? "kernel" : g.kind == GpuActivityKind::Memcpy ? "memcpy" : "memset";
+      g.name = g.kind == GpuActivityKind::Kernel   ? std::string("kernel")
+               : g.kind == GpuActivityKind::Memcpy ? copy_name(h.launch_family)
+                                                   : std::string("memset");
       double duration = 0;
+      bool known = true;
       if (auto w = work_.find(h.launch_key); w != work_.end()) {
         duration = w->second.duration.value(0);
         g.name = w->second.name;
         g.kind = w->second.kind;
       } else {  // never seen: its family's durations (the same kernel, other sizes), else its kind's
         ++unknown_work_;
+        known = false;
         auto f = h.launch_family != 0 ? family_duration_.find(h.launch_family) : family_duration_.end();
         auto k = kind_duration_.find(static_cast<std::uint32_t>(g.kind));
         duration = f != family_duration_.end() ? f->second.value(0)
@@ -194,7 +231,7 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
                                                : kDefaultReturnNs;
       }
       g.name += " (modelled)";
-      const double earliest = start + latency;
+      const double earliest = std::max(start, end + latency);
       if (q.pending.empty()) q.base = q.ready;
       const double begin = std::max(earliest, q.ready);
       g.start_ns = static_cast<std::uint64_t>(std::llround(begin));
@@ -202,7 +239,7 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       g.device = key.first;
       g.stream = key.second;
       g.correlation_id = h.correlation_id;
-      q.pending.push_back({chunk.gpu.size(), start, earliest, duration});
+      q.pending.push_back({chunk.gpu.size(), start, earliest, duration, known});
       q.ready = begin + duration;
       chunk.gpu.push_back(std::move(g));
       ++modelled_;
@@ -222,12 +259,28 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
 EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
   EventStream out = s;
   const auto activity_of = activity_by_correlation(s.gpu);
+  // A recording made with launch keys keeps them (and the stream handles); older ones get keys from the
+  // names of the calls' GPU work.
+  const bool recorded_keys = std::any_of(s.host.begin(), s.host.end(), [](const HostCall& h) { return h.launch_key != 0; });
   for (HostCall& h : out.host) {
     auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
-    if (it != activity_of.end()) {
-      h.launch_key = h.launch_family = std::hash<std::string>{}(s.gpu[it->second].name) | 1;
+    if (it == activity_of.end()) {
+      h.gpu_modelled = h.start_ns >= from_ns;
+      continue;
+    }
+    const GpuActivity& g = s.gpu[it->second];
+    if (!recorded_keys) {
+      h.launch_key = h.launch_family = std::hash<std::string>{}(g.name) | 1;
       h.stream_handle = 0;
     }
+    // A copy's family is its direction, which the probe hands over and older recordings did not keep
+    // apart (or keep at all): the record names it.
+    if (g.kind == GpuActivityKind::Memcpy)
+      for (std::uint64_t k = 0; k < 4; ++k)
+        if (g.name == kCopyNames[k] && h.launch_family != copy_family(k)) {
+          h.launch_key = key_mix(h.launch_key, k) | 1;
+          h.launch_family = copy_family(k);
+        }
     h.gpu_modelled = h.start_ns >= from_ns;
   }
   std::erase_if(out.gpu, [&](const GpuActivity& g) { return g.start_ns >= from_ns; });

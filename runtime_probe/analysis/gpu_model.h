@@ -3,7 +3,7 @@
 // because switching them on again mid-run leaves a lasting cost on the H200; docs/probe.md). It learns from
 // the chunks that have records how long the work of each launch takes (by what was launched: kernel
 // function and grid, or copy kind and size), which GPU stream each CUDA stream handle is, and how soon
-// work queued on an idle stream starts. For the calls marked `gpu_modelled` it then adds the GPU
+// work queued on an idle stream starts after its launch call returns. For the calls marked `gpu_modelled` it then adds the GPU
 // activities the records would have held (work never seen gets the durations of its family, the same
 // kernel with other sizes, or else of its kind): each one queued on its stream behind the one before, starting
 // no sooner than its launch plus that latency, and fitted to the syncs, which tell when the GPU had
@@ -37,11 +37,11 @@ class GpuModel {
   std::uint64_t modelled() const { return modelled_; }
   std::uint64_t unknown_work() const { return unknown_work_; }  // modelled with no duration of its own
 
-  static constexpr double kDefaultLatencyNs = 5000;   // launch to start on an idle stream, before learning
+  static constexpr double kDefaultLatencyNs = 1000;   // launch call's return to start on an idle stream, before learning
   static constexpr double kDefaultReturnNs = 2000;    // the GPU's end to a waiting sync's return
-  static constexpr double kWaitedNs = 10000;          // a sync that took longer than this surely waited
-  static constexpr double kSyncWorkNs = 1000;         // a sync's own host work when it need not wait
+  static constexpr double kSyncWorkNs = 1000;         // a sync's own host work when it need not wait, before learning
   static constexpr std::size_t kSamples = 31;         // recent samples kept per quantity (medians)
+  static constexpr double kMaxFactor = 1e4;           // the most a sync stretches modelled durations
 
  private:
   // The last kSamples values of one quantity; value() is their median.
@@ -61,8 +61,9 @@ class GpuModel {
   struct Pending {
     std::size_t index;  // into the chunk's gpu vector
     double launch;      // its launch call's start
-    double earliest;    // launch start + latency
+    double earliest;    // its launch call's return + latency
     double duration;
+    bool known;  // its launch key was learned (else its duration is its family's or its kind's)
   };
   struct Queue {
     double ready = 0;  // when the last modelled activity ends
@@ -71,15 +72,16 @@ class GpuModel {
   };
 
   StreamKey stream_for(std::uint64_t handle) const;
-  // Re-times the queue's pending activities so that the last ends at `target`, then forgets them: their
-  // durations scaled by one factor, or, where their launches plus the learned latency already end too
-  // late, the last ones moved earlier as far as their launch calls allow (and shortened if need be).
+  // Re-times the queue's pending activities so that the last ends at `target`, then forgets them: longer,
+  // those never seen first (their durations were guesses), then all by one factor; shorter, all by one
+  // factor, or, where their launches plus the learned latency already end too late, the last ones moved
+  // earlier as far as their launch calls allow (and shortened if need be).
   static void fit(Queue& q, double target, std::vector<GpuActivity>& gpu);
 
   std::unordered_map<std::uint64_t, Work> work_;
   std::unordered_map<std::uint64_t, std::map<StreamKey, std::uint64_t>> streams_;  // handle -> stream -> times seen
   std::map<StreamKey, std::uint64_t> stream_use_;
-  Samples latency_, return_;
+  Samples latency_, return_, sync_work_;  // sync_work_: how long a sync takes that need not wait
   std::unordered_map<std::uint64_t, Samples> family_duration_;  // fallback: the same function, other sizes
   std::unordered_map<std::uint32_t, Samples> kind_duration_;    // last fallback: per GpuActivityKind
   std::map<StreamKey, double> ready_;                          // across chunks
@@ -88,11 +90,13 @@ class GpuModel {
 
 // A full recording (every launch traced, every GPU record kept) as the probe with
 // SYNCLINT_PROBE_GPU_RECORDS=first would have handed it over if the records had been off from `from_ns`
-// on: each call that queued GPU work gets a launch key from what its record ran (the kernel's name, the
-// copy's name; a recording has no launch parameters, so kernels of one name with different grids share a
-// key) and the default stream handle, the calls from `from_ns` on are marked modelled, and the GPU records
-// that start from then on are dropped. For checking the model against the recorded GPU (bench/model_check,
-// tests on the recordings of runtime_probe/testdata).
+// on: the calls keep the launch keys and stream handles the recording carries (SYNCLINT_PROBE_RECORD
+// writes them); in an older recording, without them, each call that queued GPU work gets a launch key from
+// what its record ran (the kernel's name, the copy's name, so kernels of one name with different grids
+// share a key) and the default stream handle. A copy's family is its direction, read from its record's
+// name, as the probe reads it from the copy's kind. The calls from `from_ns` on are marked modelled, and the GPU
+// records that start from then on are dropped. For checking the model against the recorded GPU
+// (bench/model_check, tests on the recordings of runtime_probe/testdata).
 EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns);
 
 }  // namespace synclint::probe

@@ -70,7 +70,15 @@ std::string stream_to_json(const EventStream& s) {
   ojson host = ojson::array();
   for (const auto& h : s.host) {
     host.push_back({h.start_ns, h.end_ns, h.thread, h.correlation_id, to_string(h.kind), h.api, h.site});
-    if (h.probe_ns != 0) host.back().push_back(h.probe_ns);  // optional eighth field
+    // Optional: the eighth field, the probe's own time; the ninth to eleventh, what the call queued
+    // (launch key, family, stream handle: recordings made since the GPU model, for bench/model_check).
+    const bool keys = h.launch_key != 0 || h.launch_family != 0 || h.stream_handle != 0;
+    if (h.probe_ns != 0 || keys) host.back().push_back(h.probe_ns);
+    if (keys) {
+      host.back().push_back(h.launch_key);
+      host.back().push_back(h.launch_family);
+      host.back().push_back(h.stream_handle);
+    }
   }
   ojson gpu = ojson::array();
   for (const auto& g : s.gpu)
@@ -150,6 +158,11 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
     h.api = get_as<std::string>(record_field(rec, 5, where), where);
     h.site = get_as<std::int32_t>(record_field(rec, 6, where), where);
     if (rec.size() > 7) h.probe_ns = get_as<std::uint64_t>(rec[7], where);
+    if (rec.size() > 10) {
+      h.launch_key = get_as<std::uint64_t>(rec[8], where);
+      h.launch_family = get_as<std::uint64_t>(rec[9], where);
+      h.stream_handle = get_as<std::uint64_t>(rec[10], where);
+    }
     if (h.end_ns < h.start_ns) throw ProbeError(where + ": ends before it starts");
     if (h.site < -1 || h.site >= static_cast<std::int32_t>(s.sites.size()))
       throw ProbeError(where + ": site index " + std::to_string(h.site) + " out of range");

@@ -3,8 +3,9 @@
 //
 // Environment:
 //   SYNCLINT_PROBE_DIR       where report-<pid>.json (and the stream/trace files) go (default ".")
-//   SYNCLINT_PROBE_RECORD=1  also write stream-<pid>.json, the raw event stream (SYNCLINT_PROBE_STREAM=1
-//                            is accepted too); SYNCLINT_PROBE_RECORD_MAX caps its host calls (20000)
+//   SYNCLINT_PROBE_RECORD=1  also write stream-<pid>.json, the raw event stream with every call's launch
+//                            key (SYNCLINT_PROBE_STREAM=1 is accepted too); SYNCLINT_PROBE_RECORD_MAX caps
+//                            its host calls (20000)
 //   SYNCLINT_PROBE_TRACE=1   also write trace-<pid>.json, a Chrome trace-event file
 //   SYNCLINT_PROBE_SKIP      path substrings of frames that are not the user's code (see site_filter.h)
 //   SYNCLINT_PROBE_WINDOW_MS / SYNCLINT_PROBE_WINDOW_CALLS   window bounds (2000 ms, 200000 calls)
@@ -37,9 +38,10 @@
 //   SYNCLINT_PROBE_GPU_RECORDS=first  GPU records in the first stretch only (switched on before the
 //                            program's context exists); later stretches trace launches and syncs alone, and
 //                            their GPU work is modelled from the first stretch's records (GpuModel). The
-//                            first stretch then goes on until 1000 calls in a row queued nothing not seen
-//                            before, for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Not yet
-//                            validated on a GPU
+//                            first stretch then goes on until as many launches, copies and reads as
+//                            before the last new one (and 1000) brought no new kind of work or read site,
+//                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Opt-in: the fixed model has
+//                            not been validated on a GPU
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -132,6 +134,7 @@ struct Probe {
   std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
   bool records_first_only = false;  // SYNCLINT_PROBE_GPU_RECORDS=first: later stretches trace launches only
   std::atomic<bool> records_live{true};  // with records_first_only: the first stretch's records are on
+  bool record_launch_keys = false;  // SYNCLINT_PROBE_RECORD: the recorded stream carries the launch keys
   KeySettling settling;  // with records_first_only: the first stretch lasts until the launches show no new key
   std::chrono::milliseconds first_max{20000};  // SYNCLINT_PROBE_FIRST_MAX_MS: but no longer than this
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
@@ -268,7 +271,8 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
 // the size of a memset, hashed into HostCall::launch_key, and the same without the sizes into
 // HostCall::launch_family; the stream handle it named. Calls it does not know keep 0: their GPU work is
 // not modelled.
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+using synclint::probe::key_mix;
+constexpr auto mix = key_mix;
 
 // A launch: the key of the function and its grid and block, the family of the function alone.
 void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
@@ -280,7 +284,7 @@ void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsi
 
 // A copy: the key of its kind and size, the family of its kind.
 void copy_keys(RawCall& call, cudaMemcpyKind kind, std::size_t count) {
-  call.launch_family = mix(0x43, static_cast<std::uint64_t>(kind)) | 1;
+  call.launch_family = synclint::probe::copy_family(static_cast<std::uint64_t>(kind));
   call.launch_key = mix(call.launch_family, count) | 1;
 }
 
@@ -425,6 +429,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     describe_work(domain, cbid, cb->functionParams, call);
     call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
     if (!call.gpu_modelled && call.launch_family != 0) p.settling.saw(call.launch_family);
+  } else if (p.record_launch_keys) {  // a recorded stream keeps them, for model_check
+    describe_work(domain, cbid, cb->functionParams, call);
   }
   bool blocking = e.cls.blocking;
   if (e.cls.check_pageable && async_copy_blocks(domain, cb)) {
@@ -441,6 +447,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     p.cupti.get_timestamp(&now);
     call.probe_ns = static_cast<std::uint32_t>(std::min<std::uint64_t>(now > end ? now - end : 0, UINT32_MAX));
   }
+  if (blocking && call.site >= 0 && p.records_first_only && call.traced && !call.gpu_modelled)
+    p.settling.saw(KeySettling::site_key(call.site));  // a new read: the first stretch goes on
   if (paired && !t_copy_blocking) p.rec->set_last_site(t_copy_correlation, call.site);
   bool copy = call.kind == HostCallKind::AsyncCopy || call.kind == HostCallKind::BlockingCopy;
   t_copy_end = copy ? call.end : 0;
@@ -924,9 +932,13 @@ void set_traced(bool on) {
       else p.cupti.activity_disable(kind);
     }
   }
-  if (!on && p.records_first_only) {  // never switched on again mid-run: later stretches are modelled
+  if (!on && p.records_first_only && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
     p.activity_ok = false;
     p.records_live.store(false);
+    if (p.debug)
+      std::fprintf(stderr, "synclint probe: GPU records end: %llu kinds of GPU work in %llu launches and copies, the last new one %llu ago\n",
+                   static_cast<unsigned long long>(p.settling.keys()), static_cast<unsigned long long>(p.settling.calls()),
+                   static_cast<unsigned long long>(p.settling.since_new()));
   }
   const std::uint64_t at = now_ns();
   p.spans.switched(on, at);
@@ -978,6 +990,7 @@ int initialize() {
   p.requests.set_past_start(env_flag_default("SYNCLINT_PROBE_REQUEST_PAST_START", true));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
+  p.record_launch_keys = opt.record_max_calls > 0;
   p.traced = true;
   p.spans.switched(true, 0);  // the first stretch holds everything from the start
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");

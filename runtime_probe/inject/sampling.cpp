@@ -71,10 +71,9 @@ bool SiteRequests::note(std::int32_t site, bool traced) {
 void KeySettling::saw(std::uint64_t key) {
   const std::uint64_t bit = (key * 0x9e3779b97f4a7c15ull) >> 48;  // 16 bits
   const std::uint64_t mask = std::uint64_t{1} << (bit & 63);
-  if ((bits_[bit >> 6].fetch_or(mask, std::memory_order_relaxed) & mask) != 0) {
-    since_new_.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    since_new_.store(0, std::memory_order_relaxed);
+  const std::uint64_t n = calls_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if ((bits_[bit >> 6].fetch_or(mask, std::memory_order_relaxed) & mask) == 0) {
+    last_new_at_.store(n, std::memory_order_relaxed);
     keys_.fetch_add(1, std::memory_order_relaxed);
   }
 }

@@ -106,19 +106,36 @@ class SiteRequests {
 // The launch keys seen (HostCall::launch_key: a kernel and its grid, a copy's kind and size), approximately:
 // a set of 64K bits, so that two keys may share one, and how many calls in a row brought no new key. With
 // SYNCLINT_PROBE_GPU_RECORDS=first the GPU model learns only from the first stretch, so that stretch goes on
-// until the program has shown its GPU work: kSettled calls without a new key. Lock-free: the program's
-// threads call saw().
+// until the program has shown its GPU work: as many calls without a new key (or a new blocking call site)
+// as it took to see the last new one, and at least kSettled. A program's phases (set-up, a loop, another loop) each bring new keys; a phase
+// that repeats within the calls seen so far has then shown itself again, where a fixed count ends inside
+// the first loop when a later one (another mode, an evaluation) has work of its own. Lock-free: the
+// program's threads call saw().
 class KeySettling {
  public:
   static constexpr std::uint64_t kSettled = 1000;
   void saw(std::uint64_t key);
-  bool settled() const { return since_new_.load(std::memory_order_relaxed) >= kSettled; }
-  std::uint64_t since_new() const { return since_new_.load(std::memory_order_relaxed); }
+  // The key of a blocking call's site: a read the program had not made before is new work too (it brings
+  // the syncs that the model fits its work to, and the copies of the read).
+  static std::uint64_t site_key(std::int32_t site) {
+    return (0x53594e43ull << 32) ^ static_cast<std::uint32_t>(site) ^ 0x8000'0000ull;
+  }
+  bool settled() const {
+    const std::uint64_t last = last_new_at_.load(std::memory_order_relaxed);
+    return calls_.load(std::memory_order_relaxed) - last >= std::max(kSettled, last);
+  }
+  // Calls since the last new key. The last new key's count is read first: calls_ had reached it by then.
+  std::uint64_t since_new() const {
+    const std::uint64_t last = last_new_at_.load(std::memory_order_relaxed);
+    return calls_.load(std::memory_order_relaxed) - last;
+  }
   std::uint64_t keys() const { return keys_.load(std::memory_order_relaxed); }
+  std::uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
 
  private:
   std::array<std::atomic<std::uint64_t>, 1024> bits_{};
-  std::atomic<std::uint64_t> since_new_{0}, keys_{0};
+  // last_new_at_: calls_ after the call that brought the last new key.
+  std::atomic<std::uint64_t> calls_{0}, last_new_at_{0}, keys_{0};
 };
 
 // The traced stretches on the probe's clock, for SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the Activity

@@ -225,11 +225,26 @@ TEST(KeySettling, SettlesAfterAThousandLaunchesWithoutANewKey) {
     for (std::uint64_t i = 0; i < 50; ++i) k.saw(1000 + i * 7919);
   EXPECT_EQ(k.since_new(), 950u);
   EXPECT_FALSE(k.settled());
-  k.saw(424242);  // a new kernel (another mode) starts the count again
-  EXPECT_EQ(k.since_new(), 0u);
-  for (std::uint64_t i = 0; i < KeySettling::kSettled; ++i) k.saw(424242);
+  for (std::uint64_t i = 0; i < 50; ++i) k.saw(1000 + i * 7919);
   EXPECT_TRUE(k.settled());
+  EXPECT_EQ(k.keys(), 50u);
+  EXPECT_EQ(k.calls(), 1050u);
+}
+
+TEST(KeySettling, AKeyFirstSeenLateNeedsAsManyCallsAgain) {
+  // A program's first loop (another mode, an evaluation) shows its own kernel after 5000 calls of the
+  // first: the first stretch goes on for 5001 more calls, through a repetition of both.
+  KeySettling k;
+  for (std::uint64_t i = 0; i < 5000; ++i) k.saw(1000 + (i % 50) * 7919);
+  EXPECT_TRUE(k.settled());  // settled inside the first loop, as a fixed count would stay
+  k.saw(424242);             // the later loop's kernel starts the count again, now to 5001
+  EXPECT_EQ(k.since_new(), 0u);
   EXPECT_EQ(k.keys(), 51u);
+  for (std::uint64_t i = 0; i < 5000; ++i) k.saw(1000 + (i % 50) * 7919);
+  EXPECT_EQ(k.since_new(), 5000u);
+  EXPECT_FALSE(k.settled());
+  k.saw(424242);
+  EXPECT_TRUE(k.settled());
 }
 
 TEST(SampleSchedule, ExtendKeepsAStretchOnOnlyWhileItIsTraced) {

@@ -87,6 +87,26 @@ TEST(ProbeStreamIo, TheProbesOwnTimeIsAnOptionalEighthFieldOfAHostCall) {
             std::string::npos);
 }
 
+TEST(ProbeStreamIo, LaunchKeysAndStreamHandlesAreOptionalNinthToEleventhFields) {
+  EventStream s = sample_stream();
+  s.host[0].launch_key = 0x9e3779b97f4a7c15ull;  // a full 64-bit hash
+  s.host[0].launch_family = 0x4b1;
+  s.host[0].stream_handle = 0x7f00deadbeef;
+  const std::string text = stream_to_json(s);
+  const EventStream back = parse_stream(text);
+  EXPECT_EQ(back.host[0].launch_key, s.host[0].launch_key);
+  EXPECT_EQ(back.host[0].launch_family, s.host[0].launch_family);
+  EXPECT_EQ(back.host[0].stream_handle, s.host[0].stream_handle);
+  EXPECT_EQ(back.host[0].probe_ns, 0u);
+  EXPECT_EQ(back.host[1].launch_key, 0u);
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["host"][0].size(), 11u);  // the probe's time (0) stands in the eighth place
+  EXPECT_EQ(doc["host"][1].size(), 7u);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",-1,0,"k",1,0]]})")
+                .find("host[0]"),
+            std::string::npos);
+}
+
 TEST(ProbeStreamIo, RejectsBadInputWithClearMessages) {
   EXPECT_NE(stream_error("{").find("rec.json: not valid JSON"), std::string::npos);
   EXPECT_NE(stream_error(R"({"format":"x"})").find("not a synclint probe stream"), std::string::npos);

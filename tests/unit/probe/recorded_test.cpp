@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -201,13 +202,15 @@ TEST(ProbeRecorded, RandomTracedStretchesAndSwitchDebrisKeepTheInvariants) {
 }
 
 // The GPU model (SYNCLINT_PROBE_GPU_RECORDS=first) on real timelines: each recording's GPU records from
-// the middle of its host calls on are dropped and modelled from those before. The estimates of every
+// the middle of its host calls on are dropped and modelled from those before (the all-modes recordings,
+// whose middle falls into the loss mode's 20 reads, have a test of their own below). The estimates of every
 // recurring site stay within 5% of the recorded ones (without the model, up to 34% under them), and the GPU
 // idle after each within 30% or 0.05 ms (bench/model_check prints the whole table).
 TEST(ProbeRecorded, TheGpuModelStandsInForTheLaterRecords) {
   const auto files = recordings();
   if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
   for (const auto& file : files) {
+    if (file.filename().string().find("allmodes") != std::string::npos) continue;
     SCOPED_TRACE(file.string());
     const EventStream s = read_stream(file);
     ASSERT_GT(s.host.size(), 100u);
@@ -231,6 +234,50 @@ TEST(ProbeRecorded, TheGpuModelStandsInForTheLaterRecords) {
     }
     EXPECT_GT(compared, 0u);
   }
+}
+
+// The all-modes recordings (the CNN benchmark's modes one after another in one process, as the GPU
+// validation runs them) with their records ending just before the first read: the model has seen the
+// training step's kernels, but no read's copy, no sync and no norm kernel. It names the copies it never
+// saw by their direction (the read takes its copy along when removed: unnamed, the loss estimate came out
+// 64% under) and lets their guessed durations take up what the syncs show first. Every recurring read's
+// estimate stays within 10% of the recorded one, with the recorded rule guess.
+TEST(ProbeRecorded, TheGpuModelStandsInForRecordsThatEndedBeforeTheFirstRead) {
+  std::size_t checked = 0;
+  for (const auto& file : recordings()) {
+    if (file.filename().string().find("allmodes") == std::string::npos) continue;
+    SCOPED_TRACE(file.string());
+    const EventStream s = read_stream(file);
+    std::unordered_map<std::uint64_t, const GpuActivity*> copy_of;
+    for (const auto& g : s.gpu)
+      if (g.kind == GpuActivityKind::Memcpy) copy_of[g.correlation_id] = &g;
+    const auto first_read = std::find_if(s.host.begin(), s.host.end(), [&](const HostCall& h) {
+      auto it = copy_of.find(h.correlation_id);
+      return it != copy_of.end() && it->second->name == "memcpy DtoH";
+    });
+    ASSERT_NE(first_read, s.host.end());
+    EventStream m = recording_as_modelled(s, first_read->start_ns);
+    GpuModel model;
+    model.learn(m);
+    EXPECT_GT(model.synthesize(m), s.gpu.size() / 3);
+    EXPECT_GT(model.unknown_work(), 100u);  // the reads' copies and the norm kernels
+    const ProbeReport recorded = analyze(s), modelled = analyze(m);
+    std::size_t reads = 0;
+    for (const auto& want : recorded.sites) {
+      if (want.calls < 20 || want.rule_guess != "SYNC001|SYNC003") continue;
+      SCOPED_TRACE(want.site.path + ":" + std::to_string(want.site.line));
+      const auto got = std::find_if(modelled.sites.begin(), modelled.sites.end(), [&](const SiteResult& x) {
+        return x.site.path == want.site.path && x.site.line == want.site.line;
+      });
+      ASSERT_NE(got, modelled.sites.end());
+      EXPECT_NEAR(got->predicted_saving_ms, want.predicted_saving_ms, 0.1 * want.predicted_saving_ms);
+      EXPECT_EQ(got->rule_guess, want.rule_guess);
+      ++reads;
+    }
+    EXPECT_EQ(reads, 2u);  // the loss read and the norms read
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2u) << "runtime_probe/testdata/cnn-allmodes-{cpp,py}-b16.stream.json";
 }
 
 }  // namespace
