@@ -76,12 +76,13 @@ class GpuModel {
   // those never seen first (their durations were guesses), then all by one factor; shorter, all by one
   // factor, or, where their launches plus the learned latency already end too late, the last ones moved
   // earlier as far as their launch calls allow (and shortened if need be).
-  static void fit(Queue& q, double target, std::vector<GpuActivity>& gpu);
+  static void fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu);
 
   std::unordered_map<std::uint64_t, Work> work_;
   std::unordered_map<std::uint64_t, std::map<StreamKey, std::uint64_t>> streams_;  // handle -> stream -> times seen
   std::map<StreamKey, std::uint64_t> stream_use_;
   Samples latency_, return_, sync_work_;  // sync_work_: how long a sync takes that need not wait
+  Samples queue_gap_;  // from the end of the work before to the start of work queued behind it
   std::unordered_map<std::uint64_t, Samples> family_duration_;  // fallback: the same function, other sizes
   std::unordered_map<std::uint32_t, Samples> kind_duration_;    // last fallback: per GpuActivityKind
   std::map<StreamKey, double> ready_;                          // across chunks

@@ -227,6 +227,27 @@ TEST(GpuModel, ASyncAsLongAsTheLearnedOwnTimeOfASyncDidNotWait) {
   EXPECT_EQ(ga.end_ns, us(10014));  // not stretched to 10026
 }
 
+// Work queued behind work still running starts a little after it (about 1 us on the H200), not back to
+// back: the small gaps are GPU idle that a waiting sync is charged for.
+TEST(GpuModel, WorkQueuedBehindOtherWorkStartsAfterTheLearnedGap) {
+  StreamBuilder first;
+  for (int i = 0; i < 5; ++i) {
+    const double t = 1000.0 * i;
+    launch(first, t, kKeyB, t + 4, t + 54, false);        // idle stream: 2 us after the call's return
+    launch(first, t + 10, kKeyA, t + 55, t + 65, false);  // behind B, which ran on: 1 us after it
+  }
+  GpuModel m;
+  m.learn(first.done());
+  StreamBuilder b;
+  launch(b, 10000, kKeyB, 0, 0, true);
+  const auto ca = launch(b, 10010, kKeyA, 0, 0, true).correlation_id;
+  EventStream s = b.done();
+  m.synthesize(s);
+  const GpuActivity* ga = activity_of(s, ca);
+  ASSERT_TRUE(ga);
+  EXPECT_EQ(ga->start_ns, us(10055));  // B: 10004-10054
+}
+
 // ---- a simulated loop: per step `kernel_us.size()` launches, then `reads` reads, each a small kernel (a
 // norm), a 4-byte copy and a stream sync. GPU durations and latencies vary from call to call (a fixed
 // pseudo-random sequence) so that the learned medians are not the truth. ----
