@@ -110,7 +110,7 @@ void GpuModel::learn(const EventStream& chunk) {
       else if (static_cast<double>(g.start_ns) >= before[it->second]) queued.emplace_back(end, before[it->second], g.start_ns);
     } else if (h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) {
       // The GPU's last work before its return: ended inside it, it waited and returned this long after;
-      // ended before it began, the sync took only its own time (5-11 us on the H200 with the launch
+      // ended before it began, the sync took only its own time (5-13 us on the H200 with the launch
       // callbacks on, where 1 us was assumed: a sync that found the GPU done then looked as if it waited).
       auto e = std::upper_bound(ends.begin(), ends.end(), end);
       if (e == ends.begin()) continue;
@@ -121,7 +121,7 @@ void GpuModel::learn(const EventStream& chunk) {
   }
   // Queued behind work that was still running after the call's return plus the latency: how long after
   // that work the GPU started it (about 1 us on the H200; modelled back to back, the work hid the small
-  // gaps that a waiting sync is charged for: the GPU idle after the norms reads came out 39% low).
+  // gaps that a waiting sync is charged for: the GPU idle after the norms reads came out up to 48% low).
   const double latency = latency_.value(kDefaultLatencyNs);
   for (const auto& [ret, prev_end, begin] : queued)
     if (prev_end > ret + latency) queue_gap_.add(begin - prev_end);
