@@ -3,12 +3,14 @@
 // point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
 // site, the recorded estimates beside the modelled ones.
 //
-//   model_check [--without-model] STREAM.json FROM...
+//   model_check [--without-model] [--window-ms N] STREAM.json FROM...
 //
 // FROM: where the records end, in % of the host calls, or `settle`: where the probe's first stretch would
 // have ended (KeySettling over the recorded launch families, from 1 s after the run's start to 20 s at
 // most, the defaults of SYNCLINT_PROBE_FIRST_MS and SYNCLINT_PROBE_FIRST_MAX_MS). --without-model drops
 // the records the same way and models nothing: what the estimates would be without the model.
+// --window-ms N hands the stream over in windows of N ms, each learned from, modelled and analysed in
+// turn, as the probe's recorder does (its default window is 2000 ms); without it, the whole stream is one.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -49,16 +51,52 @@ std::size_t settled_at(const EventStream& s) {
   return s.host.size() - 1;
 }
 
+// The modelled stream analysed in windows of `window_ns` (0: one), each learned from and modelled first,
+// as Recorder::consume does; returns the report and how many activities the model added.
+std::pair<ProbeReport, std::size_t> model_and_analyze(const EventStream& m, GpuModel& model, bool synthesize,
+                                                      std::uint64_t window_ns) {
+  Accumulator acc;
+  std::size_t added = 0;
+  std::size_t h = 0, g = 0;
+  const std::uint64_t begin = m.host.empty() ? m.run_start_ns : std::min(m.run_start_ns, m.host.front().start_ns);
+  for (std::uint64_t from = begin; h < m.host.size() || g < m.gpu.size();) {
+    const std::uint64_t to = window_ns == 0 ? UINT64_MAX : from + window_ns;
+    EventStream chunk;
+    chunk.sites = m.sites;
+    chunk.run_start_ns = from;
+    chunk.run_end_ns = std::min(to, m.run_end_ns);
+    for (; h < m.host.size() && m.host[h].start_ns < to; ++h) chunk.host.push_back(m.host[h]);
+    for (; g < m.gpu.size() && m.gpu[g].start_ns < to; ++g) chunk.gpu.push_back(m.gpu[g]);
+    for (const auto& c : m.python_calls)
+      if (c.start_ns >= from && c.start_ns < to) chunk.python_calls.push_back(c);
+    model.learn(chunk);
+    if (synthesize) added += model.synthesize(chunk);
+    acc.consume(std::move(chunk));
+    from = to;
+  }
+  return {acc.finish(RunInfo{}), added};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool without = argc > 1 && std::string(argv[1]) == "--without-model";
-  if (without) {
-    --argc;
-    ++argv;
+  bool without = false;
+  std::uint64_t window_ns = 0;
+  for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; --argc, ++argv) {
+    const std::string opt = argv[1];
+    if (opt == "--without-model") {
+      without = true;
+    } else if (opt == "--window-ms" && argc > 2 && std::atof(argv[2]) > 0) {
+      window_ns = static_cast<std::uint64_t>(std::atof(argv[2]) * 1e6);
+      --argc;
+      ++argv;
+    } else {
+      argc = 0;  // the usage below
+      break;
+    }
   }
   if (argc < 3) {
-    std::cerr << "usage: model_check [--without-model] STREAM.json FROM_PERCENT|settle...\n";
+    std::cerr << "usage: model_check [--without-model] [--window-ms N] STREAM.json FROM_PERCENT|settle...\n";
     return 2;
   }
   try {
@@ -75,11 +113,9 @@ int main(int argc, char** argv) {
         at = settled_at(recording_as_modelled(s, UINT64_MAX));  // with the keys it hands the model
         percent = 100.0 * static_cast<double>(at) / static_cast<double>(s.host.size());
       }
-      EventStream m = recording_as_modelled(s, s.host[at].start_ns);
+      const EventStream m = recording_as_modelled(s, s.host[at].start_ns);
       GpuModel model;
-      model.learn(m);
-      const std::size_t added = without ? 0 : model.synthesize(m);
-      const ProbeReport r = analyze(m);
+      const auto [r, added] = model_and_analyze(m, model, !without, window_ns);
       for (const auto& w : whole.sites) {
         if (w.calls < 10) continue;  // the recurring sites
         const SiteResult* x = find(r, w.site);
