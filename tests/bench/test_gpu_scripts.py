@@ -1,4 +1,5 @@
 """The analysis in bench/gpu's scripts, on synthetic inputs (the GPU runs themselves need the GPU machine)."""
+import json
 import os
 import random
 import sys
@@ -9,6 +10,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import cnn_bench  # noqa: E402
 import overhead_phases  # noqa: E402
 import stretch_overlap  # noqa: E402
+import trim_stream  # noqa: E402
 import validate  # noqa: E402
 
 
@@ -237,6 +239,53 @@ class OverheadPhases(unittest.TestCase):
             states = overhead_phases.by_state(tsv, runs)
         got = {state: [round(x, 3) for x in ratios] for state, ratios in states["SYNCLINT_PROBE_DEBUG=1"].items()}
         self.assertEqual(got, {"untraced, after a stretch": [0.0, 0.1], "traced": [0.3], "untraced, after a detach": [0.0]})
+
+
+class TrimStream(unittest.TestCase):
+    def trim(self, doc, *args):
+        with tempfile.TemporaryDirectory() as d:
+            src, out = os.path.join(d, "stream.json"), os.path.join(d, "out.json")
+            with open(src, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            argv = sys.argv
+            sys.argv = ["trim_stream.py", src, out, *args]
+            try:
+                rc = trim_stream.main()
+            finally:
+                sys.argv = argv
+            if rc != 0:
+                return rc, None
+            with open(out, encoding="utf-8") as f:
+                return rc, json.load(f)
+
+    def test_keeps_the_first_calls_with_their_records_and_sites_counted_from_the_start(self):
+        t0 = 10**18
+        doc = {"format": "synclint-probe-stream", "version": 1, "run_start_ns": t0, "run_end_ns": t0 + 900,
+               "dropped_activity_records": 0,
+               "sites": [["a.py", 1, "f", "python"], ["b.py", 2, "g", "python"], ["c.py", 3, "h", "python"]],
+               "host": [[t0 + 10, t0 + 20, 0, 1, "launch", "cudaLaunchKernel", -1],
+                        [t0 + 30, t0 + 40, 0, 2, "async_copy", "cudaMemcpyAsync", 2, 0, 5, 7, 0],
+                        [t0 + 50, t0 + 90, 0, 0, "stream_sync", "cudaStreamSynchronize", 2],
+                        [t0 + 500, t0 + 510, 0, 3, "launch", "cudaLaunchKernel", 0]],
+               "gpu": [[t0 + 25, t0 + 35, 0, 7, 1, "kernel", "void a_rather_long_kernel_name<float>()"],
+                       [t0 + 45, t0 + 47, 0, 7, 2, "memcpy", "memcpy DtoH"],
+                       [t0 + 520, t0 + 530, 0, 7, 3, "kernel", "k"]],
+               "python_calls": [[t0 + 28, t0 + 95, 0, 2], [t0 + 400, t0 + 600, 0, 0]]}
+        rc, out = self.trim(doc, "--calls", "3", "--name-len", "8")
+        self.assertEqual(rc, 0)
+        self.assertEqual(out["run_start_ns"], 0)
+        self.assertEqual(out["run_end_ns"], 90)
+        self.assertEqual(out["sites"], [["c.py", 3, "h", "python"]])  # the one the kept calls name, now 0
+        self.assertEqual([h[6] for h in out["host"]], [-1, 0, 0])
+        self.assertEqual(out["host"][1], [30, 40, 0, 2, "async_copy", "cudaMemcpyAsync", 0, 0, 5, 7, 0])
+        self.assertEqual([g[6] for g in out["gpu"]], ["void a_r", "memcpy DtoH"])  # a copy's name stays whole
+        self.assertEqual(out["python_calls"], [[28, 95, 0, 0]])
+
+    def test_bad_input_is_an_error_not_a_traceback(self):
+        rc, _ = self.trim({"host": []}, "--calls", "3")
+        self.assertEqual(rc, 1)
+        rc, _ = self.trim([1, 2], "--calls", "3")
+        self.assertEqual(rc, 1)
 
 
 if __name__ == "__main__":
