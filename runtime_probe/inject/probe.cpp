@@ -272,20 +272,19 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
 // HostCall::launch_family; the stream handle it named. Calls it does not know keep 0: their GPU work is
 // not modelled.
 using synclint::probe::key_mix;
-constexpr auto mix = key_mix;
 
 // A launch: the key of the function and its grid and block, the family of the function alone.
 void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
-  std::uint64_t h = mix(0x4b, reinterpret_cast<std::uintptr_t>(func));
+  std::uint64_t h = key_mix(0x4b, reinterpret_cast<std::uintptr_t>(func));
   call.launch_family = h | 1;  // never 0
-  for (unsigned v : {gx, gy, gz, bx, by, bz}) h = mix(h, v);
+  for (unsigned v : {gx, gy, gz, bx, by, bz}) h = key_mix(h, v);
   call.launch_key = h | 1;
 }
 
 // A copy: the key of its kind and size, the family of its kind.
 void copy_keys(RawCall& call, cudaMemcpyKind kind, std::size_t count) {
   call.launch_family = synclint::probe::copy_family(static_cast<std::uint64_t>(kind));
-  call.launch_key = mix(call.launch_family, count) | 1;
+  call.launch_key = key_mix(call.launch_family, count) | 1;
 }
 
 // The per-thread default stream of a _ptsz call that named the default stream (cudaStreamPerThread).
@@ -344,7 +343,7 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
       const auto* p = static_cast<const cudaMemsetAsync_v3020_params*>(params);
       call.launch_family = 0x53;
-      call.launch_key = mix(0x53, p->count) | 1;
+      call.launch_key = key_mix(0x53, p->count) | 1;
       call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000);
       return;
     }
