@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "gpu_model.h"
+#include "replay.h"
 #include "sampling.h"
 #include "site_lookup.h"
 #include "stream_io.h"
@@ -44,9 +45,7 @@ std::size_t settled_at(const EventStream& s) {
     }
     const HostCall& h = s.host[i];
     if (h.launch_family != 0) settling.saw(h.launch_family);
-    const bool blocking = h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize ||
-                          h.kind == HostCallKind::EventSynchronize || h.kind == HostCallKind::BlockingCopy;
-    if (blocking && h.site >= 0) settling.saw(synclint::probe::inject::KeySettling::site_key(h.site));
+    if (detail::is_blocking(h.kind) && h.site >= 0) settling.saw(synclint::probe::inject::KeySettling::site_key(h.site));
   }
   return s.host.size() - 1;
 }

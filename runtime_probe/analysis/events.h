@@ -63,6 +63,10 @@ inline std::uint64_t key_mix(std::uint64_t h, std::uint64_t v) {
 // (Recordings made before 2026-12-02 hashed it with key_mix, which gave host-to-device and device-to-host
 // copies one family; recording_as_modelled puts their families right from the copies' records.)
 inline std::uint64_t copy_family(std::uint64_t kind) { return (0x436f7079ull << 32) | (kind << 1) | 1; }
+// The names of copies' GPU records by direction, indexed by cudaMemcpyKind as above: the probe names
+// CUPTI's records so, the GPU model the copies it stands in for, and the analysis reads a read's direction
+// from them.
+inline constexpr const char* kCopyRecordNames[] = {"memcpy HtoH", "memcpy HtoD", "memcpy DtoH", "memcpy DtoD"};
 
 // A Python-level call that made blocking CUDA calls (`.item()`, `float(t)`, `print(t)`), timed from its
 // CALL to its return in the user's frame (Python 3.12+): its host time outside the CUDA calls is

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <tuple>
 
 namespace synclint::probe {
@@ -29,11 +30,9 @@ GpuActivityKind kind_of(const HostCall& h) {
 
 // The name of a copy's GPU record, as CUPTI's are named in the probe, from its launch family: the
 // analysis reads a read's direction from it (a device-to-host copy before a sync feeds the read).
-constexpr const char* kCopyNames[] = {"memcpy HtoH", "memcpy HtoD", "memcpy DtoH", "memcpy DtoD"};
-
 std::string copy_name(std::uint64_t family) {
-  for (std::uint64_t k = 0; k < 4; ++k)
-    if (family == copy_family(k)) return kCopyNames[k];
+  for (std::uint64_t k = 0; k < std::size(kCopyRecordNames); ++k)
+    if (family == copy_family(k)) return kCopyRecordNames[k];
   return "memcpy";
 }
 
@@ -274,11 +273,9 @@ EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
   // names of the calls' GPU work.
   const bool recorded_keys = std::any_of(s.host.begin(), s.host.end(), [](const HostCall& h) { return h.launch_key != 0; });
   for (HostCall& h : out.host) {
+    h.gpu_modelled = h.start_ns >= from_ns;
     auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
-    if (it == activity_of.end()) {
-      h.gpu_modelled = h.start_ns >= from_ns;
-      continue;
-    }
+    if (it == activity_of.end()) continue;
     const GpuActivity& g = s.gpu[it->second];
     if (!recorded_keys) {
       h.launch_key = h.launch_family = std::hash<std::string>{}(g.name) | 1;
@@ -287,12 +284,11 @@ EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
     // A copy's family is its direction, which the probe hands over and older recordings did not keep
     // apart (or keep at all): the record names it.
     if (g.kind == GpuActivityKind::Memcpy)
-      for (std::uint64_t k = 0; k < 4; ++k)
-        if (g.name == kCopyNames[k] && h.launch_family != copy_family(k)) {
+      for (std::uint64_t k = 0; k < std::size(kCopyRecordNames); ++k)
+        if (g.name == kCopyRecordNames[k] && h.launch_family != copy_family(k)) {
           h.launch_key = key_mix(h.launch_key, k) | 1;
           h.launch_family = copy_family(k);
         }
-    h.gpu_modelled = h.start_ns >= from_ns;
   }
   std::erase_if(out.gpu, [&](const GpuActivity& g) { return g.start_ns >= from_ns; });
   return out;

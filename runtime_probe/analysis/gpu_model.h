@@ -3,12 +3,13 @@
 // because switching them on again mid-run leaves a lasting cost on the H200; docs/probe.md). It learns from
 // the chunks that have records how long the work of each launch takes (by what was launched: kernel
 // function and grid, or copy kind and size), which GPU stream each CUDA stream handle is, and how soon
-// work queued on an idle stream starts after its launch call returns. For the calls marked `gpu_modelled` it then adds the GPU
-// activities the records would have held (work never seen gets the durations of its family, the same
-// kernel with other sizes, or else of its kind): each one queued on its stream behind the one before, starting
-// no sooner than its launch plus that latency, and fitted to the syncs, which tell when the GPU had
-// finished (a sync that waited ends when the stream drained; one that did not wait found it drained).
-// Plain C++, like the rest of the analysis: tested on synthetic streams in CI.
+// work queued on an idle stream starts after its launch call returns. For the calls marked
+// `gpu_modelled` it then adds the GPU activities the records would have held (work never seen gets the
+// durations of its family, the same kernel with other sizes, or else of its kind): each one queued on
+// its stream behind the one before, starting no sooner than its launch call's return plus that latency,
+// and fitted to the syncs, which tell when the GPU had finished (a sync that waited ends when the stream
+// drained; one that did not wait found it drained). Plain C++, like the rest of the analysis: tested on
+// synthetic streams and recordings in CI.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +38,9 @@ class GpuModel {
   std::uint64_t modelled() const { return modelled_; }
   std::uint64_t unknown_work() const { return unknown_work_; }  // modelled with no duration of its own
 
-  static constexpr double kDefaultLatencyNs = 1000;   // launch call's return to start on an idle stream, before learning
+  static constexpr double kDefaultLatencyNs = 1000;   // launch call's return to start, idle stream, unlearned
   static constexpr double kDefaultReturnNs = 2000;    // the GPU's end to a waiting sync's return
-  static constexpr double kSyncWorkNs = 1000;         // a sync's own host work when it need not wait, before learning
+  static constexpr double kSyncWorkNs = 1000;         // a sync's own host work when it need not wait, unlearned
   static constexpr std::size_t kSamples = 31;         // recent samples kept per quantity (medians)
   static constexpr double kMaxFactor = 1e4;           // the most a sync stretches modelled durations
 
@@ -95,8 +96,8 @@ class GpuModel {
 // writes them); in an older recording, without them, each call that queued GPU work gets a launch key from
 // what its record ran (the kernel's name, the copy's name, so kernels of one name with different grids
 // share a key) and the default stream handle. A copy's family is its direction, read from its record's
-// name, as the probe reads it from the copy's kind. The calls from `from_ns` on are marked modelled, and the GPU
-// records that start from then on are dropped. For checking the model against the recorded GPU
+// name, as the probe reads it from the copy's kind. The calls from `from_ns` on are marked modelled, and
+// the GPU records that start from then on are dropped. For checking the model against the recorded GPU
 // (bench/model_check, tests on the recordings of runtime_probe/testdata).
 EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns);
 

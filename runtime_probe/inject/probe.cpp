@@ -424,13 +424,11 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   call.traced = p.traced.load(std::memory_order_relaxed);
   call.api = e.api;
   call.kind = e.cls.kind;
-  if (p.records_first_only && call.traced) {  // the GPU model learns from the first stretch, models the rest
-    describe_work(domain, cbid, cb->functionParams, call);
-    call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
-    if (!call.gpu_modelled && call.launch_family != 0) p.settling.saw(call.launch_family);
-  } else if (p.record_launch_keys) {  // a recorded stream keeps them, for model_check
-    describe_work(domain, cbid, cb->functionParams, call);
-  }
+  // The GPU model learns from the first stretch and models the rest; a recorded stream keeps the launch
+  // keys too, for bench/model_check.
+  const bool model = p.records_first_only && call.traced;
+  if (model || p.record_launch_keys) describe_work(domain, cbid, cb->functionParams, call);
+  if (model) call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
   bool blocking = e.cls.blocking;
   if (e.cls.check_pageable && async_copy_blocks(domain, cb)) {
     call.kind = HostCallKind::BlockingCopy;
@@ -446,8 +444,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     p.cupti.get_timestamp(&now);
     call.probe_ns = static_cast<std::uint32_t>(std::min<std::uint64_t>(now > end ? now - end : 0, UINT32_MAX));
   }
-  if (blocking && call.site >= 0 && p.records_first_only && call.traced && !call.gpu_modelled)
-    p.settling.saw(KeySettling::site_key(call.site));  // a new read: the first stretch goes on
+  if (model && !call.gpu_modelled) {  // the first stretch goes on while new kinds of work and reads come
+    if (call.launch_family != 0) p.settling.saw(call.launch_family);
+    if (blocking && call.site >= 0) p.settling.saw(KeySettling::site_key(call.site));
+  }
   if (paired && !t_copy_blocking) p.rec->set_last_site(t_copy_correlation, call.site);
   bool copy = call.kind == HostCallKind::AsyncCopy || call.kind == HostCallKind::BlockingCopy;
   t_copy_end = copy ? call.end : 0;
@@ -475,11 +475,12 @@ std::uint32_t kernel_name(const char* name) {
 }
 
 const char* memcpy_name(std::uint8_t kind) {
+  using synclint::probe::kCopyRecordNames;  // indexed by cudaMemcpyKind
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy HtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy DtoD";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return kCopyRecordNames[cudaMemcpyHostToDevice];
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return kCopyRecordNames[cudaMemcpyDeviceToHost];
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return kCopyRecordNames[cudaMemcpyDeviceToDevice];
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return kCopyRecordNames[cudaMemcpyHostToHost];
     case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "memcpy PtoP";
     default: return "memcpy";
   }

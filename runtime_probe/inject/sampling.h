@@ -107,10 +107,10 @@ class SiteRequests {
 // a set of 64K bits, so that two keys may share one, and how many calls in a row brought no new key. With
 // SYNCLINT_PROBE_GPU_RECORDS=first the GPU model learns only from the first stretch, so that stretch goes on
 // until the program has shown its GPU work: as many calls without a new key (or a new blocking call site)
-// as it took to see the last new one, and at least kSettled. A program's phases (set-up, a loop, another loop) each bring new keys; a phase
-// that repeats within the calls seen so far has then shown itself again, where a fixed count ends inside
-// the first loop when a later one (another mode, an evaluation) has work of its own. Lock-free: the
-// program's threads call saw().
+// as it took to see the last new one, and at least kSettled. A program's phases (set-up, a loop, another
+// loop) each bring new keys; a phase that repeats within the calls seen so far has then shown itself
+// again, where a fixed count ends inside the first loop when a later one (another mode, an evaluation)
+// has work of its own. Lock-free: the program's threads call saw().
 class KeySettling {
  public:
   static constexpr std::uint64_t kSettled = 1000;

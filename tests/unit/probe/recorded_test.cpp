@@ -29,6 +29,13 @@ std::vector<fs::path> recordings() {
   return files;
 }
 
+// The report's result for the site at the same place (path and line), or nullptr.
+const SiteResult* same_site(const ProbeReport& r, const Site& site) {
+  for (const auto& x : r.sites)
+    if (x.site.path == site.path && x.site.line == site.line) return &x;
+  return nullptr;
+}
+
 TEST(ProbeRecorded, RealStreamsGiveSaneReports) {
   const auto files = recordings();
   if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
@@ -224,10 +231,8 @@ TEST(ProbeRecorded, TheGpuModelStandsInForTheLaterRecords) {
     for (const auto& want : recorded.sites) {
       if (want.calls < 20) continue;
       SCOPED_TRACE(want.site.path + ":" + std::to_string(want.site.line));
-      const auto got = std::find_if(modelled.sites.begin(), modelled.sites.end(), [&](const SiteResult& x) {
-        return x.site.path == want.site.path && x.site.line == want.site.line;
-      });
-      ASSERT_NE(got, modelled.sites.end());
+      const SiteResult* got = same_site(modelled, want.site);
+      ASSERT_NE(got, nullptr);
       EXPECT_NEAR(got->predicted_saving_ms, want.predicted_saving_ms, 0.05 * want.predicted_saving_ms);
       EXPECT_NEAR(got->gpu_idle_ms, want.gpu_idle_ms, std::max(0.3 * want.gpu_idle_ms, 0.05));
       ++compared;
@@ -266,10 +271,8 @@ TEST(ProbeRecorded, TheGpuModelStandsInForRecordsThatEndedBeforeTheFirstRead) {
     for (const auto& want : recorded.sites) {
       if (want.calls < 20 || want.rule_guess != "SYNC001|SYNC003") continue;
       SCOPED_TRACE(want.site.path + ":" + std::to_string(want.site.line));
-      const auto got = std::find_if(modelled.sites.begin(), modelled.sites.end(), [&](const SiteResult& x) {
-        return x.site.path == want.site.path && x.site.line == want.site.line;
-      });
-      ASSERT_NE(got, modelled.sites.end());
+      const SiteResult* got = same_site(modelled, want.site);
+      ASSERT_NE(got, nullptr);
       EXPECT_NEAR(got->predicted_saving_ms, want.predicted_saving_ms, 0.1 * want.predicted_saving_ms);
       EXPECT_EQ(got->rule_guess, want.rule_guess);
       ++reads;
