@@ -171,11 +171,16 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
                              ? 1
                              : solve(1, kMaxFactor, [&](double f) { return simulate(f, unknown, false); });
     q.ready = simulate(known, unknown, true);
+    ++fits_.longer;
+    fits_.log_longer += std::log(known);
   } else if (q.ready > target && simulate(0, 0, false) < target) {
     // The work took less time than modelled: one factor for every duration.
     const double f = solve(0, 1, [&](double x) { return simulate(x, x, false); });
     q.ready = simulate(f, f, true);
+    ++fits_.shorter;
+    fits_.log_shorter += std::log(std::max(f, 1e-9));
   } else if (q.ready > target) {
+    ++fits_.moved;
     // Even without durations the launches plus the learned latency end too late (that latency varies):
     // move the last activities earlier, back to back, as far as their launch calls allow, and shorten
     // what still does not fit.

@@ -37,6 +37,18 @@ class GpuModel {
   double latency_ns() const { return latency_.value(kDefaultLatencyNs); }
   std::uint64_t modelled() const { return modelled_; }
   std::uint64_t unknown_work() const { return unknown_work_; }  // modelled with no duration of its own
+  double return_ns() const { return return_.value(kDefaultReturnNs); }
+  double sync_work_ns() const { return sync_work_.value(kSyncWorkNs); }
+  double queue_gap_ns() const { return queue_gap_.value(0); }
+  // How the syncs re-timed the modelled work (debug counters): fits that stretched the learned durations
+  // (the work took longer than modelled), that shrank them, and that moved the last activities earlier,
+  // with the sums of the logarithms of the factors (their geometric means tell how far off the learned
+  // durations were).
+  struct FitStats {
+    std::uint64_t longer = 0, shorter = 0, moved = 0;
+    double log_longer = 0, log_shorter = 0;
+  };
+  const FitStats& fit_stats() const { return fits_; }
 
   static constexpr double kDefaultLatencyNs = 1000;   // launch call's return to start, idle stream, unlearned
   static constexpr double kDefaultReturnNs = 2000;    // the GPU's end to a waiting sync's return
@@ -77,7 +89,7 @@ class GpuModel {
   // those never seen first (their durations were guesses), then all by one factor; shorter, all by one
   // factor, or, where their launches plus the learned latency already end too late, the last ones moved
   // earlier as far as their launch calls allow (and shortened if need be).
-  static void fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu);
+  void fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu);
 
   std::unordered_map<std::uint64_t, Work> work_;
   std::unordered_map<std::uint64_t, std::map<StreamKey, std::uint64_t>> streams_;  // handle -> stream -> times seen
@@ -88,6 +100,7 @@ class GpuModel {
   std::unordered_map<std::uint32_t, Samples> kind_duration_;    // last fallback: per GpuActivityKind
   std::map<StreamKey, double> ready_;                          // across chunks
   std::uint64_t modelled_ = 0, unknown_work_ = 0;
+  FitStats fits_;
 };
 
 // A full recording (every launch traced, every GPU record kept) as the probe with

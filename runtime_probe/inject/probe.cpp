@@ -162,6 +162,13 @@ struct Probe {
   std::atomic<int> pending_signal{0};
   std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
   std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)
+  // The always-on (sync-path) callbacks (debug): ENTERs delivered and calls recorded, the last of each (ns).
+  // With SYNCLINT_PROBE_GPU_RECORDS=first, CUPTI stopped calling back on a LibTorch program's thread after a
+  // stretch's launch callbacks were switched off, in a few processes (docs/probe.md, "The fixed model on
+  // the H200"): the last ENTER then comes right after the last "tracing off", long before the run's end.
+  std::atomic<std::uint64_t> sync_path_enters{0}, sync_path_recorded{0}, last_sync_path_enter{0},
+      last_sync_path_recorded{0};
+  std::uint64_t start_ns = 0;
   struct sigaction old_int {}, old_term {};
 
   SiteRequests requests;  // sampling: recurring sites not traced yet ask for a traced stretch
@@ -379,6 +386,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     t_runtime_depth = 0;
   }
   if (cb->callbackSite == CUPTI_API_ENTER) {
+    if (p.debug && !e.windowed) {
+      p.sync_path_enters.fetch_add(1, std::memory_order_relaxed);
+      p.last_sync_path_enter.store(now_ns(), std::memory_order_relaxed);
+    }
     if (runtime) {
       ++t_runtime_depth;
       t_runtime_correlation = cb->correlationId;
@@ -455,6 +466,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   t_copy_site = call.site;
   t_copy_blocking = call.kind == HostCallKind::BlockingCopy;
   p.rec->add_call(call);
+  if (p.debug && !e.windowed) {
+    p.sync_path_recorded.fetch_add(1, std::memory_order_relaxed);
+    p.last_sync_path_recorded.store(end, std::memory_order_relaxed);
+  }
   // Sampling: a site that keeps syncing while untraced asks the window thread for a traced stretch.
   if (blocking && call.site >= 0 && p.sample < 1 && p.requests.note(call.site, call.traced)) wake_watcher('N');
 }
@@ -602,6 +617,15 @@ void write_outputs() {
     std::fprintf(stderr, "synclint probe: modelled GPU activities %llu (%llu without a learned duration)\n",
                  static_cast<unsigned long long>(report.modelled_gpu_activities),
                  static_cast<unsigned long long>(report.modelled_without_duration));
+  if (p.debug && p.records_first_only && p.rec != nullptr)
+    std::fprintf(stderr, "synclint probe: %s\n", p.rec->model_summary().c_str());
+  if (p.debug) {
+    auto at_ms = [&](std::uint64_t ns) { return ns > p.start_ns ? static_cast<double>(ns - p.start_ns) / 1e6 : 0.0; };
+    std::fprintf(stderr,
+                 "synclint probe: sync-path callbacks: %llu entered (the last at %.1f ms), %llu recorded (the last at %.1f ms)\n",
+                 static_cast<unsigned long long>(p.sync_path_enters.load()), at_ms(p.last_sync_path_enter.load()),
+                 static_cast<unsigned long long>(p.sync_path_recorded.load()), at_ms(p.last_sync_path_recorded.load()));
+  }
   if (p.debug && p.queued_count.load() > 0)
     std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
                  static_cast<unsigned long long>(p.queued_count.load()),
@@ -1046,7 +1070,8 @@ int initialize() {
     }
   }
 
-  p.rec->set_run_start(now_ns());
+  p.start_ns = now_ns();
+  p.rec->set_run_start(p.start_ns);
   if (pipe2(p.wake, O_CLOEXEC | O_NONBLOCK) == 0) {
     p.rec->set_on_full([] { wake_watcher('F'); });
     p.watcher = std::thread(watcher_main);

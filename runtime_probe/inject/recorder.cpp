@@ -1,6 +1,8 @@
 #include "recorder.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace synclint::probe::inject {
 
@@ -264,6 +266,21 @@ EventStream Recorder::recorded(bool& truncated) const {
   EventStream s = recorded_;
   s.sites = sites_.snapshot();
   return s;
+}
+
+std::string Recorder::model_summary() const {
+  std::lock_guard lock(out_mu_);
+  const GpuModel::FitStats& f = model_.fit_stats();
+  auto mean = [](double log_sum, std::uint64_t n) { return n > 0 ? std::exp(log_sum / static_cast<double>(n)) : 1.0; };
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "syncs re-timed the modelled work %llu times longer (factor %.3f), %llu shorter (%.3f), %llu moved "
+                "earlier; latency %.2f us, return %.2f us, sync work %.2f us, queue gap %.2f us",
+                static_cast<unsigned long long>(f.longer), mean(f.log_longer, f.longer),
+                static_cast<unsigned long long>(f.shorter), mean(f.log_shorter, f.shorter),
+                static_cast<unsigned long long>(f.moved), model_.latency_ns() / 1e3, model_.return_ns() / 1e3,
+                model_.sync_work_ns() / 1e3, model_.queue_gap_ns() / 1e3);
+  return line;
 }
 
 EventStream Recorder::last_window() const {

@@ -94,6 +94,8 @@ class Recorder {
   // The raw stream kept so far (windows concatenated, sites as of now); `truncated` when capped.
   EventStream recorded(bool& truncated) const;
   EventStream last_window() const;
+  // With model_gpu: what the GPU model learned and how the syncs re-timed its work, one line (debug).
+  std::string model_summary() const;
   void set_run_start(std::uint64_t ns) { run_start_ns_ = ns; window_start_ns_ = ns; }
   std::uint64_t run_start() const { return run_start_ns_; }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "analysis/analysis.h"
@@ -96,6 +97,14 @@ TEST(GpuModel, ASyncThatWaitedFitsThePendingWorkToItsEnd) {
     EXPECT_EQ(ga->start_ns, us(10004)) << sync_end;
     EXPECT_EQ(gb->start_ns, ga->end_ns) << sync_end;
     EXPECT_NEAR(static_cast<double>(gb->end_ns - gb->start_ns) / static_cast<double>(ga->end_ns - ga->start_ns), 5.0, 0.01);
+    // The 60 us learned (A then B from 10004) re-timed to end at the sync's end less 2 us: one fit, its
+    // factor counted as longer or shorter.
+    const GpuModel::FitStats& f = m.fit_stats();
+    const double factor = (sync_end - 2 - 10004) / 60;
+    EXPECT_EQ(f.longer, factor > 1 ? 1u : 0u) << sync_end;
+    EXPECT_EQ(f.shorter, factor < 1 ? 1u : 0u) << sync_end;
+    EXPECT_EQ(f.moved, 0u);
+    EXPECT_NEAR(std::exp(factor > 1 ? f.log_longer : f.log_shorter), factor, 1e-3) << sync_end;
   }
 }
 

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Many probed LibTorch processes at once, for a failure too rare to catch one process at a time: on the
+# H200, C++ all-modes processes under SYNCLINT_PROBE_GPU_RECORDS=first recorded no sync at all after some
+# traced stretch (2 of 17 one at a time; 4 of 33 with this script, runs 32-33: docs/probe.md, "The fixed
+# model on the H200"). Timings under PARALLEL processes sharing the GPU mean nothing here;
+# only whether each process's report holds every read it made. On a GPU machine, from the repository root
+# (after bench/gpu/prepare_carry.sh here):
+#
+#   PARALLEL=4 PLAN="cpp:16 cpp:128" TIME_BUDGET_S=180 PROBE_ENV="SYNCLINT_PROBE_GPU_RECORDS=first" \
+#     bash bench/gpu/stress_model.sh
+#
+# Each process runs `synclint probe -o ... [--torch-ops SHIM] -- train_cpp --mode all --batch B --steps
+# STEPS --reps REPS --warmup WARMUP` with PROBE_ENV and SYNCLINT_PROBE_DEBUG=1; each of the PARALLEL slots
+# cycles through PLAN until TIME_BUDGET_S is spent. Output: $OUT/stress.tar.gz (each process's log and
+# report) and $OUT/stress-summary.txt: per process, the norms reads its report counted against the
+# 22 x (WARMUP + STEPS x REPS) it made, and the probe's debug lines on its sync-path callbacks.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+OUT="${OUT:-$root/bench/results/local-stress}"
+W="${STRESS_WORKDIR:-/tmp/synclint-gpu-stress}"
+PLAN="${PLAN:-cpp:16 cpp:128}" PARALLEL="${PARALLEL:-4}"
+STEPS="${STEPS:-100}" REPS="${REPS:-6}" WARMUP="${WARMUP:-50}"
+deadline=$((SECONDS + ${TIME_BUDGET_S:-180}))
+mkdir -p "$OUT" "$W"
+rm -rf "${W:?}"/*
+
+source bench/gpu/build_gpu.sh
+build_gpu "$W" || { echo "synclint build FAILED"; tail -20 "$W/build-synclint.log"; exit 1; }
+[[ -n $train_cpp ]] || { echo "train_cpp build FAILED"; tail -20 "$W/build-train_cpp.log"; exit 1; }
+torch_ops_args cpp
+read -ra probe_env <<<"${PROBE_ENV:-}"
+
+slot() {
+  local s=$1 k=0 item batch d left
+  while :; do
+    for item in $PLAN; do
+      left=$((deadline - SECONDS))
+      ((left > 30)) || return 0
+      batch=${item#*:} k=$((k + 1))
+      d="$W/s$s-$k-b$batch"
+      mkdir -p "$d"
+      env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left - 5)) "$synclint" probe -o "$d/report.json" "${shim[@]}" -- \
+        "$train_cpp" --mode all --batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP" \
+        --json "$d/bench.json" >"$d/log.txt" 2>&1
+      echo "$?" >"$d/rc.txt"
+    done
+  done
+}
+
+for ((s = 1; s <= PARALLEL; s++)); do slot "$s" & done
+wait
+
+python3 - "$W" "$((22 * (WARMUP + STEPS * REPS)))" >"$W/stress-summary.txt" <<'EOF'
+import glob, json, os, re, sys
+work, expected = sys.argv[1], int(sys.argv[2])
+short = 0
+rows = []
+for d in sorted(glob.glob(os.path.join(work, "s*-*-b*"))):
+    rc = open(os.path.join(d, "rc.txt")).read().strip()
+    log = open(os.path.join(d, "log.txt"), errors="replace").read()
+    calls = "-"
+    try:
+        r = json.load(open(os.path.join(d, "report.json")))
+        calls = sum(s["calls"] for s in r["sites"] if "log_norms" in s.get("function", ""))
+    except (OSError, ValueError, KeyError):
+        pass
+    if rc == "0" and calls != "-" and calls < expected:
+        short += 1
+    lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l]
+    last_on = [l for l in log.splitlines() if "tracing off" in l][-1:]
+    rows.append(f"{os.path.basename(d)} exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_on))
+print("\n".join(rows))
+print(f"\n{len(rows)} processes; {short} ended normally with fewer norms reads in the report than made")
+EOF
+tar -czf "$OUT/stress.tar.gz" -C "$W" . 2>/dev/null
+cp "$W/stress-summary.txt" "$OUT/"
+tail -3 "$W/stress-summary.txt"
