@@ -3,7 +3,7 @@
 // point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
 // site, the recorded estimates beside the modelled ones.
 //
-//   model_check [--without-model] [--window-ms N] STREAM.json FROM...
+//   model_check [--without-model] [--window-ms N] [--first-scale F] STREAM.json FROM...
 //
 // FROM: where the records end, in % of the host calls, or `settle`: where the probe's first stretch would
 // have ended (KeySettling over the recorded launch families, from 1 s after the run's start to 20 s at
@@ -11,6 +11,10 @@
 // the records the same way and models nothing: what the estimates would be without the model.
 // --window-ms N hands the stream over in windows of N ms, each learned from, modelled and analysed in
 // turn, as the probe's recorder does (its default window is 2000 ms); without it, the whole stream is one.
+// --first-scale F lengthens every GPU record before FROM by F (end = start + F x duration) before the model
+// learns from them: what the estimates become when the first stretch's durations are off by F, as the
+// syncs of later stretches found them on the H200 (about 1.3-2: docs/probe.md, "The fixed model on the
+// H200").
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -81,6 +85,7 @@ std::pair<ProbeReport, std::size_t> model_and_analyze(const EventStream& m, GpuM
 int main(int argc, char** argv) {
   bool without = false;
   std::uint64_t window_ns = 0;
+  double first_scale = 1;
   for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; --argc, ++argv) {
     const std::string opt = argv[1];
     if (opt == "--without-model") {
@@ -89,13 +94,17 @@ int main(int argc, char** argv) {
       window_ns = static_cast<std::uint64_t>(std::atof(argv[2]) * 1e6);
       --argc;
       ++argv;
+    } else if (opt == "--first-scale" && argc > 2 && std::atof(argv[2]) > 0) {
+      first_scale = std::atof(argv[2]);
+      --argc;
+      ++argv;
     } else {
       argc = 0;  // the usage below
       break;
     }
   }
   if (argc < 3) {
-    std::cerr << "usage: model_check [--without-model] [--window-ms N] STREAM.json FROM_PERCENT|settle...\n";
+    std::cerr << "usage: model_check [--without-model] [--window-ms N] [--first-scale F] STREAM.json FROM_PERCENT|settle...\n";
     return 2;
   }
   try {
@@ -112,7 +121,10 @@ int main(int argc, char** argv) {
         at = settled_at(recording_as_modelled(s, UINT64_MAX));  // with the keys it hands the model
         percent = 100.0 * static_cast<double>(at) / static_cast<double>(s.host.size());
       }
-      const EventStream m = recording_as_modelled(s, s.host[at].start_ns);
+      EventStream m = recording_as_modelled(s, s.host[at].start_ns);
+      for (auto& g : m.gpu)  // the records the model learns from (those after FROM are dropped)
+        if (first_scale != 1 && g.start_ns < s.host[at].start_ns)
+          g.end_ns = g.start_ns + static_cast<std::uint64_t>(first_scale * static_cast<double>(g.end_ns - g.start_ns));
       GpuModel model;
       const auto [r, added] = model_and_analyze(m, model, !without, window_ns);
       for (const auto& w : whole.sites) {
