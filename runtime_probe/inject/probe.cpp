@@ -40,8 +40,11 @@
 //                            their GPU work is modelled from the first stretch's records (GpuModel). The
 //                            first stretch then goes on until as many launches, copies and reads as
 //                            before the last new one (and 1000) brought no new kind of work or read site,
-//                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Opt-in: the fixed model has
-//                            not been validated on a GPU
+//                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Opt-in: on the H200 its
+//                            estimates are 20-50% low, and a few LibTorch processes lost their syncs
+//   SYNCLINT_PROBE_MODEL_KINDS_OFF=1  with GPU_RECORDS=first, a diagnostic of those lost syncs: each later
+//                            stretch's end switches the record kinds off too (off already), after the
+//                            callbacks, as the default setting's stretches do, which never lost them
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -138,6 +141,7 @@ struct Probe {
   KeySettling settling;  // with records_first_only: the first stretch lasts until the launches show no new key
   std::chrono::milliseconds first_max{20000};  // SYNCLINT_PROBE_FIRST_MAX_MS: but no longer than this
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
+  bool model_kinds_off = false;  // SYNCLINT_PROBE_MODEL_KINDS_OFF: modelled stretches end switching the kinds off too
   TracedSpans spans;          // the stretches, for keep_records
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
@@ -956,6 +960,8 @@ void set_traced(bool on) {
       else p.cupti.activity_disable(kind);
     }
   }
+  if (!on && p.records_first_only && !p.records_live.load() && p.model_kinds_off)
+    for (auto kind : p.record_kinds) p.cupti.activity_disable(kind);
   if (!on && p.records_first_only && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
     p.activity_ok = false;
     p.records_live.store(false);
@@ -1018,6 +1024,7 @@ int initialize() {
   p.traced = true;
   p.spans.switched(true, 0);  // the first stretch holds everything from the start
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
+  p.model_kinds_off = env_flag("SYNCLINT_PROBE_MODEL_KINDS_OFF");
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -442,6 +442,31 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
   EXPECT_GT(site.predicted_saving_ms, 0.0);
 }
 
+// SYNCLINT_PROBE_MODEL_KINDS_OFF=1 (a diagnostic): each modelled stretch ends switching the record kinds
+// off as well, which they are already; they are never switched on again. 4000 steps (about 1.2 s): the
+// first stretch's 20 ms, then the read's requested stretch of 400 ms after a quarter second off.
+TEST_F(Injection, ModelKindsOffSwitchesTheKindsOffAtTheEndOfEachModelledStretch) {
+  use_stand_in_cupti();
+  for (bool kinds_off : {false, true}) {
+    std::vector<std::pair<const char*, const char*>> env = {
+        {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"SYNCLINT_PROBE_SAMPLE", "0.01"},
+        {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}};
+    if (kinds_off) env.emplace_back("SYNCLINT_PROBE_MODEL_KINDS_OFF", "1");
+    std::string out;
+    const auto played = play_logged(env, "4000", out, true);
+    ASSERT_TRUE(played) << out;
+    std::size_t enables = 0, disables = 0, ends = 0;
+    for (const auto& [event, at] : *played) {
+      enables += event == "enable";
+      disables += event == "disable";
+    }
+    for (auto at = out.find("tracing off at"); at != std::string::npos; at = out.find("tracing off at", at + 1)) ++ends;
+    ASSERT_GE(ends, 2u) << "no modelled stretch ended\n" << out;
+    EXPECT_EQ(enables, 1u) << out;
+    EXPECT_EQ(disables, kinds_off ? ends : 1u) << out;  // the first stretch's end, then each modelled one's
+  }
+}
+
 // With SYNCLINT_PROBE_GPU_RECORDS=first the first stretch is the model's only source: it goes on past its
 // 20 ms until 1000 launches, copies and reads in a row brought nothing it had not seen (and as many as
 // before the last new one: here the first step's). The stand-in host queues a kernel and a copy and syncs
