@@ -1,13 +1,16 @@
 """The analysis in bench/gpu's scripts, on synthetic inputs (the GPU runs themselves need the GPU machine)."""
 import json
 import os
+import io
 import random
 import sys
+import tarfile
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
 import cnn_bench  # noqa: E402
+import estimates_by_setting  # noqa: E402
 import overhead_phases  # noqa: E402
 import stretch_overlap  # noqa: E402
 import trim_stream  # noqa: E402
@@ -290,3 +293,55 @@ class TrimStream(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class EstimatesBySetting(unittest.TestCase):
+    @staticmethod
+    def report(loss_ms, norms_ms):
+        """A probe report of 100 steps: the loss read once a step, the norms reads 22 times."""
+        return {"sites": [{"function": "log_loss", "calls": 100, "predicted_saving_ms": loss_ms},
+                          {"function": "(anonymous namespace)::log_norms(x)", "calls": 2200, "predicted_saving_ms": norms_ms},
+                          {"function": "main", "calls": 100, "predicted_saving_ms": 99.0}]}
+
+    def test_medians_per_step_from_archives_and_folders(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = os.path.join(d, "repeats")
+            for k, (loss, norms) in enumerate([(10.0, 20.0), (30.0, 40.0), (20.0, 60.0)]):
+                os.makedirs(os.path.join(folder, f"rep-{k}"))
+                with open(os.path.join(folder, f"rep-{k}", "probe-cpp-probed-all-16.json"), "w") as f:
+                    json.dump(self.report(loss, norms), f)
+            archive = os.path.join(d, "repeats.tar.gz")
+            with tarfile.open(archive, "w:gz") as tar:
+                data = json.dumps(self.report(50.0, 11.0)).encode()
+                info = tarfile.TarInfo("./rep-2/probe-py-probed-all-128.json")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+                info = tarfile.TarInfo("./rep-2/cpp-probed-all-128.json")  # the benchmark's own: not a report
+                info.size = 2
+                tar.addfile(info, io.BytesIO(b"{}"))
+            by_folder = estimates_by_setting.per_step([folder])
+            self.assertEqual(sorted(by_folder), [("cpp", "16", "loss"), ("cpp", "16", "norms")])
+            self.assertEqual(sorted(by_folder[("cpp", "16", "loss")]), [0.1, 0.2, 0.3])  # ms per call = per step
+            self.assertAlmostEqual(sorted(by_folder[("cpp", "16", "norms")])[1], 40.0 / 2200 * 22)
+            by_archive = estimates_by_setting.per_step([archive])
+            self.assertEqual(by_archive, {("py", "128", "loss"): [0.5], ("py", "128", "norms"): [0.11]})
+            out = io.StringIO()
+            stdout, sys.stdout = sys.stdout, out
+            try:
+                rc = estimates_by_setting.main(["x", f"a={folder}", f"b={archive}"])
+            finally:
+                sys.stdout = stdout
+            self.assertEqual(rc, 0)
+            self.assertIn("| cpp | 16 | loss | 3, 0.200 | - |", out.getvalue())
+            self.assertIn("| py | 128 | norms | - | 1, 0.110 |", out.getvalue())
+
+    def test_bad_arguments_are_errors_not_tracebacks(self):
+        err = io.StringIO()
+        stderr, sys.stderr = sys.stderr, err
+        try:
+            self.assertEqual(estimates_by_setting.main(["x", "no-equals-sign"]), 2)
+            self.assertEqual(estimates_by_setting.main(["x", "a=/nonexistent/repeats.tar.gz"]), 1)
+        finally:
+            sys.stderr = stderr
+        self.assertIn("usage:", err.getvalue())
+        self.assertIn("/nonexistent/repeats.tar.gz", err.getvalue())
