@@ -21,23 +21,28 @@ from collections import defaultdict
 READS = {"log_loss": ("loss", 1), "log_norms": ("norms", 22)}
 
 
+def tag_of(name):
+    """TAG of a path ending in probe-TAG.json, else None."""
+    base = name.rsplit("/", 1)[-1]
+    return base[len("probe-"):-len(".json")] if base.startswith("probe-") and base.endswith(".json") else None
+
+
 def reports(archive):
     """(tag, report) for each probe report in a repeat_probed.sh archive or folder (rep-K/probe-TAG.json)."""
     if os.path.isdir(archive):
         for path in sorted(glob.glob(os.path.join(archive, "**", "probe-*.json"), recursive=True)):
             try:
                 with open(path) as f:
-                    yield os.path.basename(path)[len("probe-"):-len(".json")], json.load(f)
+                    yield tag_of(path), json.load(f)
             except (OSError, ValueError):
                 continue
         return
     with tarfile.open(archive) as tar:
         for member in tar.getmembers():
-            base = member.name.rsplit("/", 1)[-1]
-            if not (base.startswith("probe-") and base.endswith(".json")):
+            if tag_of(member.name) is None:
                 continue
             try:
-                yield base[len("probe-"):-len(".json")], json.load(tar.extractfile(member))
+                yield tag_of(member.name), json.load(tar.extractfile(member))
             except (ValueError, KeyError):
                 continue
 

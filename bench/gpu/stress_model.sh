@@ -52,7 +52,7 @@ for ((s = 1; s <= PARALLEL; s++)); do slot "$s" & done
 wait
 
 python3 - "$W" "$((22 * (WARMUP + STEPS * REPS)))" >"$W/stress-summary.txt" <<'EOF'
-import glob, json, os, re, sys
+import glob, json, os, sys
 work, expected = sys.argv[1], int(sys.argv[2])
 short = 0
 rows = []
@@ -68,8 +68,8 @@ for d in sorted(glob.glob(os.path.join(work, "s*-*-b*"))):
     if rc == "0" and calls != "-" and calls < expected:
         short += 1
     lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l]
-    last_on = [l for l in log.splitlines() if "tracing off" in l][-1:]
-    rows.append(f"{os.path.basename(d)} exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_on))
+    last_off = [l for l in log.splitlines() if "tracing off" in l][-1:]
+    rows.append(f"{os.path.basename(d)} exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_off))
 print("\n".join(rows))
 print(f"\n{len(rows)} processes; {short} ended normally with fewer norms reads in the report than made")
 EOF

@@ -954,14 +954,15 @@ void set_traced(bool on) {
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   switch_callbacks(true, on);
   if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
-  if (p.activity_ok && !p.keep_records) {
+  // The record kinds follow the stretches while there are records; with SYNCLINT_PROBE_MODEL_KINDS_OFF each
+  // modelled stretch's end switches them off as well (off already).
+  const bool kinds_follow = p.activity_ok || (!on && p.records_first_only && p.model_kinds_off);
+  if (kinds_follow && !p.keep_records) {
     for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
       else p.cupti.activity_disable(kind);
     }
   }
-  if (!on && p.records_first_only && !p.records_live.load() && p.model_kinds_off)
-    for (auto kind : p.record_kinds) p.cupti.activity_disable(kind);
   if (!on && p.records_first_only && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
     p.activity_ok = false;
     p.records_live.store(false);

@@ -376,10 +376,11 @@ struct RecordSwitches {
   ProbeReport report;
 };
 
-std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const char*, const char*>> setting) {
+std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const char*, const char*>> setting,
+                                                  const char* steps = "1500") {
   RecordSwitches r;
   setting.insert(setting.end(), {{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}});
-  const auto played = play_logged(setting, "1500", r.out, true);
+  const auto played = play_logged(setting, steps, r.out, true);
   const auto records_at = r.out.find("gpu records ");
   const auto report_at = r.out.find(" report ");
   if (!played || records_at == std::string::npos || report_at == std::string::npos) {
@@ -448,22 +449,16 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
 TEST_F(Injection, ModelKindsOffSwitchesTheKindsOffAtTheEndOfEachModelledStretch) {
   use_stand_in_cupti();
   for (bool kinds_off : {false, true}) {
-    std::vector<std::pair<const char*, const char*>> env = {
-        {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"SYNCLINT_PROBE_SAMPLE", "0.01"},
-        {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}};
+    std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
+                                                            {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
     if (kinds_off) env.emplace_back("SYNCLINT_PROBE_MODEL_KINDS_OFF", "1");
-    std::string out;
-    const auto played = play_logged(env, "4000", out, true);
-    ASSERT_TRUE(played) << out;
-    std::size_t enables = 0, disables = 0, ends = 0;
-    for (const auto& [event, at] : *played) {
-      enables += event == "enable";
-      disables += event == "disable";
-    }
-    for (auto at = out.find("tracing off at"); at != std::string::npos; at = out.find("tracing off at", at + 1)) ++ends;
-    ASSERT_GE(ends, 2u) << "no modelled stretch ended\n" << out;
-    EXPECT_EQ(enables, 1u) << out;
-    EXPECT_EQ(disables, kinds_off ? ends : 1u) << out;  // the first stretch's end, then each modelled one's
+    const auto r = play_record_setting(env, "4000");
+    ASSERT_TRUE(r);
+    std::size_t ends = 0;
+    for (auto at = r->out.find("tracing off at"); at != std::string::npos; at = r->out.find("tracing off at", at + 1)) ++ends;
+    ASSERT_GE(ends, 2u) << "no modelled stretch ended\n" << r->out;
+    EXPECT_EQ(r->enables, 1u) << r->out;
+    EXPECT_EQ(r->disables, kinds_off ? ends : 1u) << r->out;  // the first stretch's end, then each modelled one's
   }
 }
 
