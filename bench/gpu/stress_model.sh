@@ -11,9 +11,15 @@
 #
 # Each process runs `synclint probe -o ... [--torch-ops SHIM] -- train_cpp --mode all --batch B --steps
 # STEPS --reps REPS --warmup WARMUP` with PROBE_ENV and SYNCLINT_PROBE_DEBUG=1; each of the PARALLEL slots
-# cycles through PLAN until TIME_BUDGET_S is spent. Output: $OUT/stress.tar.gz (each process's log and
-# report) and $OUT/stress-summary.txt: per process, the norms reads its report counted against the
-# 22 x (WARMUP + STEPS x REPS) it made, and the probe's debug lines on its sync-path callbacks.
+# cycles through PLAN until TIME_BUDGET_S is spent. To compare settings under the same load, PROBE_ENVS
+# lists several, separated by '|': slot S runs the ((S-1) mod N)-th, e.g.
+#
+#   PARALLEL=6 PLAN="cpp:128" PROBE_ENVS="A=1|A=1 B=1|A=1 C=1" bash bench/gpu/stress_model.sh
+#
+# Output: $OUT/stress.tar.gz (each process's log and report) and $OUT/stress-summary.txt: per process, its
+# setting, the norms reads its report counted against the 22 x (WARMUP + STEPS x REPS) it made, and the
+# probe's debug lines on its sync-path callbacks; then per setting, how many processes ended normally with
+# fewer reads in the report than made.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -29,10 +35,12 @@ source bench/gpu/build_gpu.sh
 build_gpu "$W" || { echo "synclint build FAILED"; tail -20 "$W/build-synclint.log"; exit 1; }
 [[ -n $train_cpp ]] || { echo "train_cpp build FAILED"; tail -20 "$W/build-train_cpp.log"; exit 1; }
 torch_ops_args cpp
-read -ra probe_env <<<"${PROBE_ENV:-}"
+IFS='|' read -ra settings <<<"${PROBE_ENVS:-${PROBE_ENV:-}}"
+((${#settings[@]} > 0)) || settings=("")
 
 slot() {
-  local s=$1 k=0 item batch d left
+  local s=$1 k=0 item batch d left e=$((($1 - 1) % ${#settings[@]})) probe_env
+  read -ra probe_env <<<"${settings[$e]}"
   while :; do
     for item in $PLAN; do
       left=$((deadline - SECONDS))
@@ -40,6 +48,7 @@ slot() {
       batch=${item#*:} k=$((k + 1))
       d="$W/s$s-$k-b$batch"
       mkdir -p "$d"
+      echo "${settings[$e]}" >"$d/setting.txt"
       env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left - 5)) "$synclint" probe -o "$d/report.json" "${shim[@]}" -- \
         "$train_cpp" --mode all --batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP" \
         --json "$d/bench.json" >"$d/log.txt" 2>&1
@@ -52,12 +61,14 @@ for ((s = 1; s <= PARALLEL; s++)); do slot "$s" & done
 wait
 
 python3 - "$W" "$((22 * (WARMUP + STEPS * REPS)))" >"$W/stress-summary.txt" <<'EOF'
-import glob, json, os, sys
+import collections, glob, json, os, sys
 work, expected = sys.argv[1], int(sys.argv[2])
-short = 0
+processes, short = collections.Counter(), collections.Counter()
 rows = []
 for d in sorted(glob.glob(os.path.join(work, "s*-*-b*"))):
     rc = open(os.path.join(d, "rc.txt")).read().strip()
+    setting = open(os.path.join(d, "setting.txt")).read().strip() or "(none)"
+    processes[setting] += 1
     log = open(os.path.join(d, "log.txt"), errors="replace").read()
     calls = "-"
     try:
@@ -66,13 +77,15 @@ for d in sorted(glob.glob(os.path.join(work, "s*-*-b*"))):
     except (OSError, ValueError, KeyError):
         pass
     if rc == "0" and calls != "-" and calls < expected:
-        short += 1
-    lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l]
+        short[setting] += 1
+    lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l or "between calls" in l]
     last_off = [l for l in log.splitlines() if "tracing off" in l][-1:]
-    rows.append(f"{os.path.basename(d)} exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_off))
+    rows.append(f"{os.path.basename(d)} [{setting}] exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_off))
 print("\n".join(rows))
-print(f"\n{len(rows)} processes; {short} ended normally with fewer norms reads in the report than made")
+print()
+for setting, n in processes.items():
+    print(f"[{setting}] {n} processes; {short[setting]} ended normally with fewer norms reads in the report than made")
 EOF
 tar -czf "$OUT/stress.tar.gz" -C "$W" . 2>/dev/null
 cp "$W/stress-summary.txt" "$OUT/"
-tail -3 "$W/stress-summary.txt"
+tail -"$((${#settings[@]} + 1))" "$W/stress-summary.txt"

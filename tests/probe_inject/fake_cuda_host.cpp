@@ -7,7 +7,8 @@
 //   fake_cuda_host PROBE_LIBRARY FAKE_CUPTI_LIBRARY STEPS [launcher|term|fault]
 //
 // With `launcher`, a second thread launches kernels (without GPU records) all the while, as PyTorch's
-// autograd thread does beside the Python thread. With `term`, the program is killed by SIGTERM after its
+// autograd thread does beside the Python thread. FAKE_HOST_LAUNCH_US sets how long each step's launch call
+// takes between its ENTER and EXIT (default 5 us; the kernel still ends 300 us after the step began). With `term`, the program is killed by SIGTERM after its
 // steps (default action), as a job scheduler would. With `fault`, it dies of SIGSEGV after its steps.
 // Built with SYNCLINT_FAKE_HOST_TORCH (fake_cuda_torch_host, linked with LibTorch), each read runs inside
 // a LibTorch RecordFunction named aten::item, as `.item()` does, with 20 us of host work before its CUDA
@@ -69,7 +70,11 @@ __attribute__((noinline)) void train_step() {
   const uint64_t t = now_ns();
   static const cudaLaunchKernel_v7000_params launch{reinterpret_cast<const void*>(&train_step), dim3(64), dim3(256),
                                                     nullptr, 0, nullptr};
-  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + 5'000, &launch);
+  static const uint64_t launch_ns = [] {
+    const char* us = std::getenv("FAKE_HOST_LAUNCH_US");
+    return (us != nullptr ? std::strtoull(us, nullptr, 10) : 5) * 1'000;
+  }();
+  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + launch_ns, &launch);
   g_kernel_end = t + 300'000;
   g_kernel(t + 10'000, g_kernel_end, c);
 }

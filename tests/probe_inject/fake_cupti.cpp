@@ -6,7 +6,8 @@
 // line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
 // flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
 // (CLOCK_MONOTONIC), and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
-// activity kinds (K: CUpti_ActivityKind's number); turning the per-thread buffers off after the buffer
+// activity kinds (K: CUpti_ActivityKind's number), and "callback-off-inside NS" each time an API callback
+// is switched off while a thread is between its delivered ENTER and its EXIT; turning the per-thread buffers off after the buffer
 // callbacks are registered is refused, as CUPTI requires.
 #include <cupti.h>
 
@@ -30,6 +31,8 @@ std::set<int> g_activities;
 CUpti_BuffersCallbackRequestFunc g_request = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 std::vector<CUpti_ActivityKernel10> g_kernels;  // delivered at the next flush
+std::multiset<CUpti_CallbackId> g_inside;  // calls whose ENTER was delivered and whose EXIT has not come
+thread_local std::multiset<CUpti_CallbackId> t_inside;  // the same, of this thread
 
 const char* runtime_name(CUpti_CallbackId cbid) {
   switch (cbid) {
@@ -45,6 +48,8 @@ const char* runtime_name(CUpti_CallbackId cbid) {
 
 extern "C" {
 
+void log_switch(CUpti_ActivityKind kind, const char* what);
+
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void*) {
   if (const char* busy = std::getenv("FAKE_CUPTI_BUSY"); busy != nullptr && std::strcmp(busy, "1") == 0)
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -55,9 +60,14 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFun
 }
 CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) { return CUPTI_SUCCESS; }
 CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  std::lock_guard lock(g_mu);
-  if (enable) g_enabled.insert({domain, cbid});
-  else g_enabled.erase({domain, cbid});
+  bool inside = false;
+  {
+    std::lock_guard lock(g_mu);
+    if (enable) g_enabled.insert({domain, cbid});
+    else g_enabled.erase({domain, cbid});
+    inside = !enable && domain == CUPTI_CB_DOMAIN_RUNTIME_API && g_inside.count(cbid) > 0;
+  }
+  if (inside) log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "callback-off-inside");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiEnableDomain(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) { return CUPTI_SUCCESS; }
@@ -180,7 +190,15 @@ void fake_cupti_call(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, uint32_t
   CUpti_CallbackFunc callback;
   {
     std::lock_guard lock(g_mu);
+    if (site == CUPTI_API_EXIT && t_inside.count(cbid) > 0) {  // its ENTER was delivered
+      t_inside.erase(t_inside.find(cbid));
+      g_inside.erase(g_inside.find(cbid));
+    }
     if (g_enabled.count({CUPTI_CB_DOMAIN_RUNTIME_API, cbid}) == 0) return;
+    if (site == CUPTI_API_ENTER) {
+      t_inside.insert(cbid);
+      g_inside.insert(cbid);
+    }
     callback = g_callback;
   }
   CUpti_CallbackData data{};
