@@ -78,7 +78,7 @@ for d in sorted(glob.glob(os.path.join(work, "s*-*-b*"))):
         pass
     if rc == "0" and calls != "-" and calls < expected:
         short[setting] += 1
-    lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l or "switched off by" in l]
+    lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l or "switched by a sync" in l]
     last_off = [l for l in log.splitlines() if "tracing off" in l][-1:]
     rows.append(f"{os.path.basename(d)} [{setting}] exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_off))
 print("\n".join(rows))

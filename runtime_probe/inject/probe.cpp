@@ -45,10 +45,10 @@
 //   SYNCLINT_PROBE_MODEL_KINDS_OFF=1  with GPU_RECORDS=first, a diagnostic of those lost syncs: each later
 //                            stretch's end switches the record kinds off too (off already), after the
 //                            callbacks, as the default setting's stretches do, which never lost them
-//   SYNCLINT_PROBE_OFF_AT_SYNC=1  a diagnostic of those lost syncs: a stretch's end switches the launch
-//                            callbacks off on the program's thread, in the ENTER callback of its next sync or
-//                            copy (where it is inside no launch), rather than on the window thread at any
-//                            moment; after 100 ms without one, the window thread does it
+//   SYNCLINT_PROBE_SWITCH_AT_SYNC=1  a diagnostic of those lost syncs: a stretch's start and end switch
+//                            the launch callbacks on and off on the program's thread, in the ENTER callback
+//                            of its next sync or copy (where it is inside no launch), rather than on the
+//                            window thread at any moment; after 100 ms without one, the window thread does it
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -148,14 +148,15 @@ struct Probe {
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
   bool model_kinds_off = false;  // SYNCLINT_PROBE_MODEL_KINDS_OFF: modelled stretches end switching the kinds off too
   TracedSpans spans;          // the stretches, for keep_records
-  // SYNCLINT_PROBE_OFF_AT_SYNC: a stretch's end waits for the program's next sync-path call to switch the
-  // launch callbacks off (off_pending), up to 100 ms; how often a sync did it, and how often the window thread.
-  bool off_at_sync = false;
-  std::atomic<bool> off_pending{false};
-  std::mutex off_mu;
-  std::condition_variable off_cv;
-  bool off_done = false;
-  std::atomic<std::uint64_t> off_by_sync{0}, off_by_window{0};
+  // SYNCLINT_PROBE_SWITCH_AT_SYNC: a stretch's start or end waits up to 100 ms for the program's next
+  // sync-path call to switch the launch callbacks (switch_pending: -1 nothing, 0 off, 1 on); how often a sync
+  // did it, and how often the window thread.
+  bool switch_at_sync = false;
+  std::atomic<int> switch_pending{-1};
+  std::mutex switch_mu;
+  std::condition_variable switch_cv;
+  bool switch_done = false;
+  std::atomic<std::uint64_t> switched_by_sync{0}, switched_by_window{0};
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
   PointerAttr pointer_attribute = nullptr;
@@ -385,17 +386,19 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
 
 void switch_callbacks(bool windowed, bool on);
 
-// SYNCLINT_PROBE_OFF_AT_SYNC: the ENTER of a runtime sync or copy, on a thread inside no launch, switches
-// the launch callbacks off for the stretch's end that set_traced left pending (whichever thread takes it).
-void switch_off_at_sync(Probe& p) {
-  if (!p.off_pending.exchange(false, std::memory_order_acq_rel)) return;
-  switch_callbacks(true, false);
-  p.off_by_sync.fetch_add(1, std::memory_order_relaxed);
+// SYNCLINT_PROBE_SWITCH_AT_SYNC: the ENTER of a runtime sync or copy, on a thread inside no launch, switches
+// the launch callbacks as the stretch's start or end that set_traced left pending asks (whichever thread
+// takes it).
+void switch_at_sync(Probe& p) {
+  const int on = p.switch_pending.exchange(-1, std::memory_order_acq_rel);
+  if (on < 0) return;
+  switch_callbacks(true, on == 1);
+  p.switched_by_sync.fetch_add(1, std::memory_order_relaxed);
   {
-    std::lock_guard lock(p.off_mu);
-    p.off_done = true;
+    std::lock_guard lock(p.switch_mu);
+    p.switch_done = true;
   }
-  p.off_cv.notify_all();
+  p.switch_cv.notify_all();
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -418,7 +421,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     t_runtime_depth = 0;
   }
   if (cb->callbackSite == CUPTI_API_ENTER) {
-    if (p.off_at_sync && !e.windowed && runtime && p.off_pending.load(std::memory_order_relaxed)) switch_off_at_sync(p);
+    if (p.switch_at_sync && !e.windowed && runtime && p.switch_pending.load(std::memory_order_relaxed) >= 0)
+      switch_at_sync(p);
     if (p.debug && !e.windowed) {
       p.sync_path_enters.fetch_add(1, std::memory_order_relaxed);
       p.last_sync_path_enter.store(now_ns(), std::memory_order_relaxed);
@@ -659,9 +663,10 @@ void write_outputs() {
                  static_cast<unsigned long long>(p.sync_path_enters.load()), at_ms(p.last_sync_path_enter.load()),
                  static_cast<unsigned long long>(p.sync_path_recorded.load()), at_ms(p.last_sync_path_recorded.load()));
   }
-  if (p.debug && p.off_at_sync)
-    std::fprintf(stderr, "synclint probe: launch callbacks switched off by a sync %llu times, by the window thread %llu times\n",
-                 static_cast<unsigned long long>(p.off_by_sync.load()), static_cast<unsigned long long>(p.off_by_window.load()));
+  if (p.debug && p.switch_at_sync)
+    std::fprintf(stderr, "synclint probe: launch callbacks switched by a sync %llu times, by the window thread %llu times\n",
+                 static_cast<unsigned long long>(p.switched_by_sync.load()),
+                 static_cast<unsigned long long>(p.switched_by_window.load()));
   if (p.debug && p.queued_count.load() > 0)
     std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
                  static_cast<unsigned long long>(p.queued_count.load()),
@@ -984,20 +989,20 @@ void set_traced(bool on) {
   std::lock_guard lock(p.cupti_mu);
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
-  if (!on && p.off_at_sync) {
-    // The program's next sync or copy switches them off; without one in 100 ms, this thread does.
+  if (p.switch_at_sync) {
+    // The program's next sync or copy switches them; without one in 100 ms, this thread does.
     {
-      std::lock_guard off(p.off_mu);
-      p.off_done = false;
+      std::lock_guard done(p.switch_mu);
+      p.switch_done = false;
     }
-    p.off_pending.store(true, std::memory_order_release);
-    std::unique_lock off(p.off_mu);
-    if (!p.off_cv.wait_for(off, std::chrono::milliseconds(100), [&] { return p.off_done; }) &&
-        p.off_pending.exchange(false, std::memory_order_acq_rel)) {
-      switch_callbacks(true, false);
-      p.off_by_window.fetch_add(1, std::memory_order_relaxed);
+    p.switch_pending.store(on ? 1 : 0, std::memory_order_release);
+    std::unique_lock done(p.switch_mu);
+    if (!p.switch_cv.wait_for(done, std::chrono::milliseconds(100), [&] { return p.switch_done; }) &&
+        p.switch_pending.exchange(-1, std::memory_order_acq_rel) >= 0) {
+      switch_callbacks(true, on);
+      p.switched_by_window.fetch_add(1, std::memory_order_relaxed);
     } else {
-      p.off_cv.wait(off, [&] { return p.off_done; });  // taken by a sync: until it is done
+      p.switch_cv.wait(done, [&] { return p.switch_done; });  // taken by a sync: until it is done
     }
   } else {
     switch_callbacks(true, on);
@@ -1075,7 +1080,7 @@ int initialize() {
   p.spans.switched(true, 0);  // the first stretch holds everything from the start
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
   p.model_kinds_off = env_flag("SYNCLINT_PROBE_MODEL_KINDS_OFF");
-  p.off_at_sync = env_flag("SYNCLINT_PROBE_OFF_AT_SYNC");
+  p.switch_at_sync = env_flag("SYNCLINT_PROBE_SWITCH_AT_SYNC");
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -462,25 +462,32 @@ TEST_F(Injection, ModelKindsOffSwitchesTheKindsOffAtTheEndOfEachModelledStretch)
   }
 }
 
-// SYNCLINT_PROBE_OFF_AT_SYNC=1 (a diagnostic): a stretch's end switches the launch callback off on the
-// program's thread, in its next sync's ENTER callback, where it is inside no launch. Here each step's launch
-// call takes 290 us of its ~305 us: switched off by the window thread at any moment, the callback is nearly
-// always inside a launch (the stand-in logs "callback-off-inside"); with the setting, never.
-TEST_F(Injection, OffAtSyncSwitchesTheLaunchCallbackOffOutsideALaunch) {
+// SYNCLINT_PROBE_SWITCH_AT_SYNC=1 (a diagnostic): a stretch's start and end switch the launch callback on
+// and off on the program's thread, in its next sync's ENTER callback, where it is inside no launch. Here each
+// step's launch call takes 290 us of its ~305 us: switched off by the window thread at any moment, the
+// callback is nearly always inside a launch (the stand-in logs "callback-off-inside"); with the setting,
+// never, and every read is recorded.
+TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
   use_stand_in_cupti();
   for (bool at_sync : {false, true}) {
     std::vector<std::pair<const char*, const char*>> env = {
         {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_LAUNCH_US", "290"},
         {"SYNCLINT_PROBE_SAMPLE", "0.01"},       {"SYNCLINT_PROBE_SAMPLE_MS", "20"},   {"SYNCLINT_PROBE_DEBUG", "1"}};
-    if (at_sync) env.emplace_back("SYNCLINT_PROBE_OFF_AT_SYNC", "1");
+    if (at_sync) env.emplace_back("SYNCLINT_PROBE_SWITCH_AT_SYNC", "1");
     std::string out;
     const auto played = play_logged(env, "4000", out, true);
     ASSERT_TRUE(played) << out;
-    std::size_t ends = 0, inside = 0;
-    for (auto at = out.find("tracing off at"); at != std::string::npos; at = out.find("tracing off at", at + 1)) ++ends;
+    const auto count = [&](const std::string& what) {
+      std::size_t n = 0;
+      for (auto at = out.find(what); at != std::string::npos; at = out.find(what, at + 1)) ++n;
+      return n;
+    };
+    const std::size_t ends = count("tracing off at"), starts = count("tracing on at");
+    std::size_t inside = 0;
     for (const auto& [event, at] : *played) inside += event == "callback-off-inside";
     ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
-    const auto line = out.find("launch callbacks switched off by a sync ");
+    ASSERT_GE(starts, 1u) << out;
+    const auto line = out.find("launch callbacks switched by a sync ");
     if (!at_sync) {
       EXPECT_GE(inside, 1u) << "no switch-off came inside a launch: nothing for the setting to avoid\n" << out;
       EXPECT_EQ(line, std::string::npos) << out;
@@ -489,12 +496,13 @@ TEST_F(Injection, OffAtSyncSwitchesTheLaunchCallbackOffOutsideALaunch) {
     EXPECT_EQ(inside, 0u) << out;
     ASSERT_NE(line, std::string::npos) << out;
     EXPECT_EQ(out.substr(line, out.find('\n', line) - line),
-              "launch callbacks switched off by a sync " + std::to_string(ends) + " times, by the window thread 0 times");
+              "launch callbacks switched by a sync " + std::to_string(ends + starts) + " times, by the window thread 0 times");
     const auto report_at = out.find(" report ");
     ASSERT_NE(report_at, std::string::npos) << out;
     const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
     ASSERT_EQ(r.sites.size(), 1u);
     EXPECT_EQ(r.sites[0].calls, 4000u) << "reads lost";
+    EXPECT_GT(r.sites[0].traced_calls, 200u) << "the requested stretch traced no reads";
   }
 }
 
