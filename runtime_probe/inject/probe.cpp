@@ -41,14 +41,13 @@
 //                            first stretch then goes on until as many launches, copies and reads as
 //                            before the last new one (and 1000) brought no new kind of work or read site,
 //                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Opt-in: on the H200 its
-//                            estimates are 20-50% low, and a few LibTorch processes lost their syncs
-//   SYNCLINT_PROBE_MODEL_KINDS_OFF=1  with GPU_RECORDS=first, a diagnostic of those lost syncs: each later
-//                            stretch's end switches the record kinds off too (off already), after the
-//                            callbacks, as the default setting's stretches do, which never lost them
-//   SYNCLINT_PROBE_SWITCH_AT_SYNC=1  a diagnostic of those lost syncs: a stretch's start and end switch
-//                            the launch callbacks on and off on the program's thread, in the ENTER callback
-//                            of its next sync or copy (where it is inside no launch), rather than on the
-//                            window thread at any moment; after 100 ms without one, the window thread does it
+//                            estimates are 20-50% low
+//   SYNCLINT_PROBE_SWITCH_AT_SYNC=1  a stretch's start and end switch the launch callbacks on and off on
+//                            the program's thread, in the ENTER callback of its next sync or copy (where it
+//                            is inside no launch), rather than on the window thread at any moment; after
+//                            100 ms without one, the window thread does it. On by default with
+//                            GPU_RECORDS=first: switched by the window thread, a LibTorch program's thread
+//                            lost every later callback in 8 of 24 processes under load (none of 16 so)
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -146,7 +145,6 @@ struct Probe {
   KeySettling settling;  // with records_first_only: the first stretch lasts until the launches show no new key
   std::chrono::milliseconds first_max{20000};  // SYNCLINT_PROBE_FIRST_MAX_MS: but no longer than this
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
-  bool model_kinds_off = false;  // SYNCLINT_PROBE_MODEL_KINDS_OFF: modelled stretches end switching the kinds off too
   TracedSpans spans;          // the stretches, for keep_records
   // SYNCLINT_PROBE_SWITCH_AT_SYNC: a stretch's start or end waits up to 100 ms for the program's next
   // sync-path call to switch the launch callbacks (switch_pending: -1 nothing, 0 off, 1 on); how often a sync
@@ -1008,10 +1006,7 @@ void set_traced(bool on) {
     switch_callbacks(true, on);
   }
   if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
-  // The record kinds follow the stretches while there are records; with SYNCLINT_PROBE_MODEL_KINDS_OFF each
-  // modelled stretch's end switches them off as well (off already).
-  const bool kinds_follow = p.activity_ok || (!on && p.records_first_only && p.model_kinds_off);
-  if (kinds_follow && !p.keep_records) {
+  if (p.activity_ok && !p.keep_records) {  // the record kinds follow the stretches while there are records
     for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
       else p.cupti.activity_disable(kind);
@@ -1079,8 +1074,7 @@ int initialize() {
   p.traced = true;
   p.spans.switched(true, 0);  // the first stretch holds everything from the start
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
-  p.model_kinds_off = env_flag("SYNCLINT_PROBE_MODEL_KINDS_OFF");
-  p.switch_at_sync = env_flag("SYNCLINT_PROBE_SWITCH_AT_SYNC");
+  p.switch_at_sync = env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.records_first_only);
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

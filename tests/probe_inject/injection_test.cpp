@@ -443,37 +443,18 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
   EXPECT_GT(site.predicted_saving_ms, 0.0);
 }
 
-// SYNCLINT_PROBE_MODEL_KINDS_OFF=1 (a diagnostic): each modelled stretch ends switching the record kinds
-// off as well, which they are already; they are never switched on again. 4000 steps (about 1.2 s): the
-// first stretch's 20 ms, then the read's requested stretch of 400 ms after a quarter second off.
-TEST_F(Injection, ModelKindsOffSwitchesTheKindsOffAtTheEndOfEachModelledStretch) {
-  use_stand_in_cupti();
-  for (bool kinds_off : {false, true}) {
-    std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
-                                                            {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
-    if (kinds_off) env.emplace_back("SYNCLINT_PROBE_MODEL_KINDS_OFF", "1");
-    const auto r = play_record_setting(env, "4000");
-    ASSERT_TRUE(r);
-    std::size_t ends = 0;
-    for (auto at = r->out.find("tracing off at"); at != std::string::npos; at = r->out.find("tracing off at", at + 1)) ++ends;
-    ASSERT_GE(ends, 2u) << "no modelled stretch ended\n" << r->out;
-    EXPECT_EQ(r->enables, 1u) << r->out;
-    EXPECT_EQ(r->disables, kinds_off ? ends : 1u) << r->out;  // the first stretch's end, then each modelled one's
-  }
-}
-
-// SYNCLINT_PROBE_SWITCH_AT_SYNC=1 (a diagnostic): a stretch's start and end switch the launch callback on
-// and off on the program's thread, in its next sync's ENTER callback, where it is inside no launch. Here each
-// step's launch call takes 290 us of its ~305 us: switched off by the window thread at any moment, the
-// callback is nearly always inside a launch (the stand-in logs "callback-off-inside"); with the setting,
-// never, and every read is recorded.
+// SYNCLINT_PROBE_SWITCH_AT_SYNC (on by default with GPU_RECORDS=first): a stretch's start and end switch the
+// launch callback on and off on the program's thread, in its next sync's ENTER callback, where it is inside
+// no launch. Here each step's launch call takes 290 us of its ~305 us: switched off by the window thread at
+// any moment (SYNCLINT_PROBE_SWITCH_AT_SYNC=0), the callback is nearly always inside a launch (the stand-in
+// logs "callback-off-inside"); switched at a sync, never, and every read is recorded.
 TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
   use_stand_in_cupti();
   for (bool at_sync : {false, true}) {
     std::vector<std::pair<const char*, const char*>> env = {
         {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_LAUNCH_US", "290"},
         {"SYNCLINT_PROBE_SAMPLE", "0.01"},       {"SYNCLINT_PROBE_SAMPLE_MS", "20"},   {"SYNCLINT_PROBE_DEBUG", "1"}};
-    if (at_sync) env.emplace_back("SYNCLINT_PROBE_SWITCH_AT_SYNC", "1");
+    if (!at_sync) env.emplace_back("SYNCLINT_PROBE_SWITCH_AT_SYNC", "0");
     std::string out;
     const auto played = play_logged(env, "4000", out, true);
     ASSERT_TRUE(played) << out;
