@@ -61,32 +61,7 @@ slot() {
 for ((s = 1; s <= PARALLEL; s++)); do slot "$s" & done
 wait
 
-python3 - "$W" "$((22 * (WARMUP + STEPS * REPS)))" >"$W/stress-summary.txt" <<'EOF'
-import collections, glob, json, os, sys
-work, expected = sys.argv[1], int(sys.argv[2])
-processes, short = collections.Counter(), collections.Counter()
-rows = []
-for d in sorted(glob.glob(os.path.join(work, "s*-*-b*"))):
-    rc = open(os.path.join(d, "rc.txt")).read().strip()
-    setting = open(os.path.join(d, "setting.txt")).read().strip() or "(none)"
-    processes[setting] += 1
-    log = open(os.path.join(d, "log.txt"), errors="replace").read()
-    calls = "-"
-    try:
-        r = json.load(open(os.path.join(d, "report.json")))
-        calls = sum(s["calls"] for s in r["sites"] if "log_norms" in s.get("function", ""))
-    except (OSError, ValueError, KeyError):
-        pass
-    if rc == "0" and calls != "-" and calls < expected:
-        short[setting] += 1
-    lines = [l for l in log.splitlines() if "sync-path callbacks" in l or "re-timed" in l or "switched by a sync" in l]
-    last_off = [l for l in log.splitlines() if "tracing off" in l][-1:]
-    rows.append(f"{os.path.basename(d)} [{setting}] exit {rc} norms reads {calls} of {expected}\n    " + "\n    ".join(lines + last_off))
-print("\n".join(rows))
-print()
-for setting, n in processes.items():
-    print(f"[{setting}] {n} processes; {short[setting]} ended normally with fewer norms reads in the report than made")
-EOF
+python3 bench/gpu/stress_summary.py "$W" "$((22 * (WARMUP + STEPS * REPS)))" >"$W/stress-summary.txt"
 tar -czf "$OUT/stress.tar.gz" -C "$W" . 2>/dev/null
 cp "$W/stress-summary.txt" "$OUT/"
 tail -"$((${#settings[@]} + 1))" "$W/stress-summary.txt"

@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import cnn_bench  # noqa: E402
 import estimates_by_setting  # noqa: E402
 import overhead_phases  # noqa: E402
+import stress_summary  # noqa: E402
 import stretch_overlap  # noqa: E402
 import trim_stream  # noqa: E402
 import validate  # noqa: E402
@@ -345,3 +346,50 @@ class EstimatesBySetting(unittest.TestCase):
             sys.stderr = stderr
         self.assertIn("usage:", err.getvalue())
         self.assertIn("/nonexistent/repeats.tar.gz", err.getvalue())
+
+
+class StressSummary(unittest.TestCase):
+    def make_process(self, work, name, setting, rc, norms=None, log=""):
+        d = os.path.join(work, name)
+        os.makedirs(d)
+        for fname, text in (("rc.txt", f"{rc}\n"), ("setting.txt", setting + "\n"), ("log.txt", log)):
+            with open(os.path.join(d, fname), "w") as f:
+                f.write(text)
+        if norms is not None:
+            sites = [{"function": "log_norms(Model&)", "calls": norms},
+                     {"function": "main", "calls": 7}]
+            with open(os.path.join(d, "report.json"), "w") as f:
+                json.dump({"sites": sites}, f)
+
+    def test_short_processes_are_counted_per_setting_among_those_that_exited_normally(self):
+        with tempfile.TemporaryDirectory() as work:
+            self.make_process(work, "s1-1-b128", "A=1", 0, 14300, "synclint probe: tracing off at 5.0 ms\n")
+            self.make_process(work, "s1-2-b128", "A=1", 0, 7700,
+                              "synclint probe: tracing off at 5.0 ms\n"
+                              "synclint probe: sync-path callbacks: 9 entered (the last at 6.0 ms), 9 recorded\n"
+                              "synclint probe: tracing off at 9.0 ms\n")
+            self.make_process(work, "s1-3-b128", "A=1", 124)  # cut by the time budget: no report
+            self.make_process(work, "s2-1-b128", "", 0, 14300,
+                              "synclint probe: launch callbacks switched by a sync 3 times, by the window thread 1 times\n")
+            self.make_process(work, "s2-2-b128", "", 1, 10)  # failed: not counted as short
+            rows, counts = stress_summary.summarize(work, 14300)
+        self.assertEqual(counts, {"A=1": [3, 2, 1], "(none)": [2, 1, 0]})
+        self.assertEqual(len(rows), 5)
+        self.assertTrue(rows[1].startswith("s1-2-b128 [A=1] exit 0 norms reads 7700 of 14300"), rows[1])
+        self.assertIn("sync-path callbacks: 9 entered", rows[1])
+        self.assertTrue(rows[1].endswith("tracing off at 9.0 ms"), rows[1])  # the last one only
+        self.assertNotIn("tracing off at 5.0 ms", rows[1])
+        self.assertIn("norms reads - of 14300", rows[2])
+        self.assertIn("switched by a sync 3 times", rows[3])
+
+    def test_bad_arguments_are_errors_not_tracebacks(self):
+        err = io.StringIO()
+        with tempfile.TemporaryDirectory() as work:
+            old, sys.stderr = sys.stderr, err
+            try:
+                self.assertEqual(stress_summary.main(["stress_summary.py", work]), 2)
+                self.assertEqual(stress_summary.main(["stress_summary.py", work, "many"]), 2)
+                self.assertEqual(stress_summary.main(["stress_summary.py", os.path.join(work, "none"), "5"]), 2)
+            finally:
+                sys.stderr = old
+        self.assertIn("needs a work folder", err.getvalue())
