@@ -154,7 +154,7 @@ struct Probe {
   std::mutex switch_mu;
   std::condition_variable switch_cv;
   bool switch_done = false;
-  std::atomic<std::uint64_t> switched_by_sync{0}, switched_by_window{0};
+  std::atomic<std::uint64_t> switched_by_sync{0}, switched_by_window{0}, switched_by_sync_ns{0};
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
   PointerAttr pointer_attribute = nullptr;
@@ -390,7 +390,11 @@ void switch_callbacks(bool windowed, bool on);
 void switch_at_sync(Probe& p) {
   const int on = p.switch_pending.exchange(-1, std::memory_order_acq_rel);
   if (on < 0) return;
+  const auto t0 = std::chrono::steady_clock::now();
   switch_callbacks(true, on == 1);
+  p.switched_by_sync_ns.fetch_add(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now() - t0).count()),
+                                  std::memory_order_relaxed);
   p.switched_by_sync.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard lock(p.switch_mu);
@@ -662,9 +666,11 @@ void write_outputs() {
                  static_cast<unsigned long long>(p.sync_path_recorded.load()), at_ms(p.last_sync_path_recorded.load()));
   }
   if (p.debug && p.switch_at_sync)
-    std::fprintf(stderr, "synclint probe: launch callbacks switched by a sync %llu times, by the window thread %llu times\n",
+    std::fprintf(stderr, "synclint probe: launch callbacks switched by a sync %llu times, by the window thread %llu times; "
+                 "the syncs' switches took %.1f us in all\n",
                  static_cast<unsigned long long>(p.switched_by_sync.load()),
-                 static_cast<unsigned long long>(p.switched_by_window.load()));
+                 static_cast<unsigned long long>(p.switched_by_window.load()),
+                 static_cast<double>(p.switched_by_sync_ns.load()) / 1e3);
   if (p.debug && p.queued_count.load() > 0)
     std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
                  static_cast<unsigned long long>(p.queued_count.load()),

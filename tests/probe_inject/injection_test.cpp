@@ -476,8 +476,9 @@ TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
     }
     EXPECT_EQ(inside, 0u) << out;
     ASSERT_NE(line, std::string::npos) << out;
-    EXPECT_EQ(out.substr(line, out.find('\n', line) - line),
-              "launch callbacks switched by a sync " + std::to_string(ends + starts) + " times, by the window thread 0 times");
+    EXPECT_EQ(out.substr(line, out.find(';', line) - line),
+              "launch callbacks switched by a sync " + std::to_string(ends + starts) + " times, by the window thread 0 times")
+        << out;
     const auto report_at = out.find(" report ");
     ASSERT_NE(report_at, std::string::npos) << out;
     const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
