@@ -7,6 +7,8 @@
 #   PLAN="cpp:128" PROBE_ENV="SYNCLINT_PROBE_PER_THREAD_BUFFERS=1" REPS=1 CORES=1 bench/gpu/repeat_probed.sh
 #   PLAN="py:16 cpp:16" UNPROBED=1 STEPS=100 REPS=15 bench/gpu/repeat_probed.sh   # the measured ranking too
 #   PLAN="cpp:16" UNPROBED=1 TORCH_OPS=0 ... bench/gpu/repeat_probed.sh   # C++ reads not timed by the LibTorch shim
+#   PLAN="cpp:128 py:16" UNPROBED=1 STEPS=100 REPS=10 PROBE_ENVS="|SYNCLINT_PROBE_GPU_RECORDS=first" \
+#     bench/gpu/repeat_probed.sh   # two settings on one machine, each against the same unprobed twins
 #
 # Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent; STEPS, REPS and
 # WARMUP go to the benchmark (REPS=1: shorter processes, still past a crash early in the run; many short
@@ -14,7 +16,10 @@
 # has an unprobed twin (LANG-unprobed-all-BATCH, run first in odd cycles and second in even ones): the
 # savings measured without the probe, which the estimates are compared with. Each probed process runs
 # `synclint probe -o ...` with PROBE_ENV (VAR=value ...) and SYNCLINT_PROBE_DEBUG=1: each switch of sampled
-# tracing, and the stack of a thread that faults, go to its log. With CORES=1, core dumps go to the work
+# tracing, and the stack of a thread that faults, go to its log. PROBE_ENVS, settings separated by '|' (an
+# empty one: the defaults), runs one probed process per setting for each unprobed twin, in an order that
+# rotates by one each cycle; each rep-K/ folder's setting.txt holds its setting, and summary.txt has
+# validate.py --repeats --setting for each. With CORES=1, core dumps go to the work
 # folder (core_pattern is set, and put back at exit); gdb (or cuda-gdb) prints every thread's stack from each.
 # Output: $OUT/repeats.tar.gz (rep-K/ in validate.py's layout, with rc.txt, tag.txt, the log and backtraces;
 # archived after every process) and $OUT/summary.txt (validate.py --repeats, then stretch_overlap.py).
@@ -34,7 +39,7 @@ archive() { tar -czf "$OUT/repeats.tar.gz" --exclude='core.*' -C "$W" . 2>/dev/n
 {
   date -u; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c 'import torch,sys; print("python", sys.version.split()[0], "torch", torch.__version__)'
-  git -C "$root" log --oneline -1 2>/dev/null; echo "PLAN=$PLAN PROBE_ENV=${PROBE_ENV:-}"
+  git -C "$root" log --oneline -1 2>/dev/null; echo "PLAN=$PLAN PROBE_ENVS=${PROBE_ENVS:-${PROBE_ENV:-}}"
 } >"$W/env.txt" 2>&1
 
 # ---- builds, in parallel: synclint with the probe library, and train_cpp against the torch package's LibTorch
@@ -74,7 +79,39 @@ run_unprobed() {
   archive
 }
 
-read -ra probe_env <<<"${PROBE_ENV:-}"
+# run_probed LANG BATCH SETTING: the benchmark command (bench_cmd) under the probe with SETTING's variables,
+# in a rep-K/ of its own; fails when the time budget is spent
+run_probed() {
+  local lang=$1 batch=$2 setting=$3 left=$((deadline - SECONDS)) d tag rc t0 probe_env cmd
+  ((left > 45)) || return 1
+  read -ra probe_env <<<"$setting"
+  n=$((n + 1))
+  d="$W/rep-$n" tag="$lang-probed-all-$batch"
+  mkdir -p "$d"
+  echo "$tag" >"$d/tag.txt"
+  echo "$setting" >"$d/setting.txt"
+  cmd=("${bench_cmd[@]}" --json "$d/$tag.json")
+  t0=$SECONDS
+  torch_ops_args "$lang"  # C++: the LibTorch shim times each read's host work (TORCH_OPS=0: not)
+  env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
+    "$synclint" probe -o "$d/probe-$tag.json" "${shim[@]}" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
+  rc=$?
+  echo "$rc" >"$d/rc.txt"
+  log "rep $n: $tag${setting:+ [$setting]} exit $rc, $((SECONDS - t0)) s, $(grep -c 'tracing on' "$d/probe-$tag.log") switches on"
+  if ((rc != 0)); then
+    grep -A40 'synclint probe: signal' "$d/probe-$tag.log" | head -60
+    for core in "$W"/core.*; do
+      [[ -f $core && -n $gdb_bin ]] || continue
+      timeout 120 "$gdb_bin" -q -batch -ex 'info threads' -ex 'thread apply all bt 25' "$exe" "$core" >"$d/bt-$(basename "$core").txt" 2>&1
+      grep -m1 -B2 -A25 'SIGSEGV\|signal 11\|Program terminated' "$d/bt-$(basename "$core").txt" | head -40
+      rm -f "$core"
+    done
+  fi
+  archive
+}
+
+IFS='|' read -ra settings <<<"${PROBE_ENVS:-${PROBE_ENV:-}}"
+((${#settings[@]} > 0)) || settings=("")
 n=0
 for ((c = 1; c <= CYCLES; c++)); do
   for item in $PLAN; do
@@ -91,35 +128,23 @@ for ((c = 1; c <= CYCLES; c++)); do
     fi
     bench_cmd+=(--batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
     ((${UNPROBED:-0} == 1 && c % 2 == 1)) && { run_unprobed "$lang" "$batch" || break 2; }
-    left=$((deadline - SECONDS))
-    ((left > 45)) || break 2
-    n=$((n + 1))
-    d="$W/rep-$n" tag="$lang-probed-all-$batch"
-    mkdir -p "$d"
-    echo "$tag" >"$d/tag.txt"
-    cmd=("${bench_cmd[@]}" --json "$d/$tag.json")
-    t0=$SECONDS
-    torch_ops_args "$lang"  # C++: the LibTorch shim times each read's host work (TORCH_OPS=0: not)
-    env "${probe_env[@]}" SYNCLINT_PROBE_DEBUG=1 timeout $((left < 150 ? left - 5 : 150)) \
-      "$synclint" probe -o "$d/probe-$tag.json" "${shim[@]}" -- "${cmd[@]}" >"$d/probe-$tag.log" 2>&1
-    rc=$?
-    echo "$rc" >"$d/rc.txt"
-    log "rep $n: $tag exit $rc, $((SECONDS - t0)) s, $(grep -c 'tracing on' "$d/probe-$tag.log") switches on"
-    if ((rc != 0)); then
-      grep -A40 'synclint probe: signal' "$d/probe-$tag.log" | head -60
-      for core in "$W"/core.*; do
-        [[ -f $core && -n $gdb_bin ]] || continue
-        timeout 120 "$gdb_bin" -q -batch -ex 'info threads' -ex 'thread apply all bt 25' "$exe" "$core" >"$d/bt-$(basename "$core").txt" 2>&1
-        grep -m1 -B2 -A25 'SIGSEGV\|signal 11\|Program terminated' "$d/bt-$(basename "$core").txt" | head -40
-        rm -f "$core"
-      done
-    fi
-    archive
+    for ((j = 0; j < ${#settings[@]}; j++)); do
+      run_probed "$lang" "$batch" "${settings[$(((j + c) % ${#settings[@]}))]}" || break 3
+    done
     ((${UNPROBED:-0} == 1 && c % 2 == 0)) && { run_unprobed "$lang" "$batch" || break 2; }
   done
 done
 
-python3 bench/gpu/validate.py --repeats "$W" >"$W/summary.txt" 2>&1 || log "validate.py --repeats FAILED"
+if ((${#settings[@]} == 1)); then
+  python3 bench/gpu/validate.py --repeats "$W" >"$W/summary.txt" 2>&1 || log "validate.py --repeats FAILED"
+else
+  for setting in "${settings[@]}"; do
+    echo "## Setting: ${setting:-(the defaults)}"
+    echo
+    python3 bench/gpu/validate.py --repeats --setting "$setting" "$W" 2>&1 || log "validate.py --repeats --setting '$setting' FAILED"
+    echo
+  done >"$W/summary.txt"
+fi
 { echo; python3 bench/gpu/stretch_overlap.py "$W" 2>&1 || log "stretch_overlap.py FAILED"; } >>"$W/summary.txt"
 cp "$W/summary.txt" "$OUT/summary.txt"
 archive

@@ -13,7 +13,9 @@ DIR holds (any missing part is skipped):
 With --repeats, DIR holds rep-K/ folders, one probed all-modes process each ({py,cpp}-probed-all-BATCH.json,
 probe-{py,cpp}-probed-all-BATCH.json, rc.txt): each process's errors, and the medians over processes; and
 unprobed twins ({py,cpp}-unprobed-all-BATCH.json, repeat_probed.sh UNPROBED=1): the savings measured without
-the probe, their ranking and the estimates against them. Within a process, repetition k of every mode makes
+the probe, their ranking and the estimates against them. With --repeats --setting SETTING, only the probed
+processes whose setting.txt holds SETTING count (repeat_probed.sh PROBE_ENVS; "" for none), with every
+unprobed twin. Within a process, repetition k of every mode makes
 a round (the modes ran one after another, in a rotating order): the savings of one round are compared
 with each other as well as the processes' medians.
 
@@ -319,8 +321,19 @@ def by_configuration(procs):
                 yield lname, b, mine
 
 
-def repeats_main(dirs):
-    """Tables over repeated probed all-modes processes (the rep-K/ folders of one or more folders)."""
+def setting_of(rep_dir):
+    """The probe setting a rep-K/ folder's probed process ran with (its setting.txt; "" without one)."""
+    try:
+        with open(os.path.join(rep_dir, "setting.txt")) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def repeats_main(dirs, setting=None):
+    """Tables over repeated probed all-modes processes (the rep-K/ folders of one or more folders); with
+    `setting`, only the probed processes run with that setting (repeat_probed.sh PROBE_ENVS), and every
+    unprobed one."""
     procs = []  # (rep, lang, batch, rc, report, compare)
     unprobed = []  # (rep, lang, batch, rc, benchmark JSON)
     rep_dirs = []
@@ -342,11 +355,14 @@ def repeats_main(dirs):
             if kind == "-unprobed-all-":
                 unprobed.append((name, lang, b, rc_text, bench))
                 continue
+            if setting is not None and setting_of(rd) != setting:
+                continue
             rep = load(os.path.join(rd, "probe-%s.json" % tag))
             cmp = compare_modes(bench, rep, b) if bench and rep else None
             procs.append((name, lang, b, rc_text, rep, cmp))
     if not procs:
-        print("validate: no rep-K/ folders with results in %s" % " ".join(dirs), file=sys.stderr)
+        print("validate: no rep-K/ folders with results in %s%s" % (
+            " ".join(dirs), "" if setting is None else " for the setting '%s'" % setting), file=sys.stderr)
         return 1
     out = ["### Every probed process (ms/step; measured = saving against the fair reference, same process)\n"]
     rows = []
@@ -421,10 +437,13 @@ def main(argv):
         print(__doc__)
         return 0 if argv else 2
     if argv[0] == "--repeats":
+        setting = None
+        if len(argv) > 2 and argv[1] == "--setting":
+            setting, argv = argv[2], argv[2:]
         if len(argv) < 2 or not all(os.path.isdir(a) for a in argv[1:]):
-            print("validate: --repeats needs one or more folders", file=sys.stderr)
+            print("validate: --repeats [--setting SETTING] needs one or more folders", file=sys.stderr)
             return 2
-        return repeats_main(argv[1:])
+        return repeats_main(argv[1:], setting)
     d = argv[0]
     if not os.path.isdir(d):
         print("validate: %s is not a folder" % d, file=sys.stderr)

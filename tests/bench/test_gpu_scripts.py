@@ -18,6 +18,17 @@ import trim_stream  # noqa: E402
 import validate  # noqa: E402
 
 
+def captured(main, argv):
+    """(exit status, stdout, stderr) of a script's main(argv)."""
+    out, err = io.StringIO(), io.StringIO()
+    stdout, stderr, sys.stdout, sys.stderr = sys.stdout, sys.stderr, out, err
+    try:
+        rc = main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+    return rc, out.getvalue(), err.getvalue()
+
+
 def write_log(lines):
     f = tempfile.NamedTemporaryFile("w", suffix=".log", delete=False)
     f.write("\n".join(lines) + "\n")
@@ -179,6 +190,56 @@ class Rounds(unittest.TestCase):
         self.assertIn("| C++ | 128 | loss | 2 | 0.800 | 0.800-0.800 | 0.800 (6) | +21.1% | 0.950 (1) | +18.8% | yes |", text)
 
 
+class RepeatsBySetting(unittest.TestCase):
+    def test_a_setting_keeps_its_probed_processes_and_every_unprobed_twin(self):
+        with tempfile.TemporaryDirectory() as d:
+            for k, (tag, setting) in enumerate([("cpp-probed-all-16", "A=1"), ("cpp-probed-all-16", None),
+                                                ("cpp-probed-all-16", "A=1"), ("cpp-unprobed-all-16", None)], 1):
+                rd = os.path.join(d, f"rep-{k}")
+                os.makedirs(rd)
+                for name, text in (("tag.txt", tag), ("rc.txt", "0"), ("setting.txt", setting)):
+                    if text is not None:
+                        with open(os.path.join(rd, name), "w") as f:
+                            f.write(text + "\n")
+
+            def last_line(*args):
+                rc, out, err = captured(validate.main, ["--repeats", *args])
+                return rc, (out.strip().splitlines() or [""])[-1], err
+            self.assertEqual(last_line(d)[:2], (0, "3 probed processes, 1 unprobed, 0 ended abnormally"))
+            self.assertEqual(last_line("--setting", "A=1", d)[:2], (0, "2 probed processes, 1 unprobed, 0 ended abnormally"))
+            self.assertEqual(last_line("--setting", "", d)[:2], (0, "1 probed processes, 1 unprobed, 0 ended abnormally"))
+            rc, _, err = last_line("--setting", "B=1", d)
+            self.assertEqual(rc, 1)
+            self.assertIn("for the setting 'B=1'", err)
+            self.assertEqual(last_line("--setting", "A=1")[0], 2)  # no folder
+
+    def test_estimates_of_one_setting_from_an_archive_holding_several(self):
+        with tempfile.TemporaryDirectory() as d:
+            archive = os.path.join(d, "repeats.tar.gz")
+            with tarfile.open(archive, "w:gz") as tar:
+                for k, (setting, loss) in enumerate([("S=first", 10.0), (None, 30.0), ("S=first", 20.0)]):
+                    files = [(f"./rep-{k}/probe-cpp-probed-all-16.json", json.dumps(EstimatesBySetting.report(loss, 1.0)))]
+                    if setting is not None:
+                        files.append((f"./rep-{k}/setting.txt", setting + "\n"))
+                    for name, text in files:
+                        data = text.encode()
+                        info = tarfile.TarInfo(name)
+                        info.size = len(data)
+                        tar.addfile(info, io.BytesIO(data))
+            loss = ("cpp", "16", "loss")
+            self.assertEqual(sorted(estimates_by_setting.per_step([archive])[loss]), [0.1, 0.2, 0.3])
+            self.assertEqual(sorted(estimates_by_setting.per_step([archive], "S=first")[loss]), [0.1, 0.2])
+            self.assertEqual(estimates_by_setting.per_step([archive], "")[loss], [0.3])
+            folder = os.path.join(d, "unpacked")
+            with tarfile.open(archive) as tar:
+                tar.extractall(folder)
+            self.assertEqual(sorted(estimates_by_setting.per_step([folder], "S=first")[loss]), [0.1, 0.2])
+            self.assertEqual(estimates_by_setting.per_step([folder], "")[loss], [0.3])
+            rc, out, _ = captured(estimates_by_setting.main, ["x", f"model={archive}@S=first", f"default={archive}@"])
+            self.assertEqual(rc, 0)
+            self.assertIn("| cpp | 16 | loss | 2, 0.150 | 1, 0.300 |", out)
+
+
 class OverheadPhases(unittest.TestCase):
     def test_segments_show_a_cost_that_stays_after_the_stretches(self):
         # Eight repetitions per process; the probed process is 20% slower from its third repetition on, in
@@ -326,15 +387,10 @@ class EstimatesBySetting(unittest.TestCase):
             self.assertAlmostEqual(sorted(by_folder[("cpp", "16", "norms")])[1], 40.0 / 2200 * 22)
             by_archive = estimates_by_setting.per_step([archive])
             self.assertEqual(by_archive, {("py", "128", "loss"): [0.5], ("py", "128", "norms"): [0.11]})
-            out = io.StringIO()
-            stdout, sys.stdout = sys.stdout, out
-            try:
-                rc = estimates_by_setting.main(["x", f"a={folder}", f"b={archive}"])
-            finally:
-                sys.stdout = stdout
+            rc, out, _ = captured(estimates_by_setting.main, ["x", f"a={folder}", f"b={archive}"])
             self.assertEqual(rc, 0)
-            self.assertIn("| cpp | 16 | loss | 3, 0.200 | - |", out.getvalue())
-            self.assertIn("| py | 128 | norms | - | 1, 0.110 |", out.getvalue())
+            self.assertIn("| cpp | 16 | loss | 3, 0.200 | - |", out)
+            self.assertIn("| py | 128 | norms | - | 1, 0.110 |", out)
 
     def test_bad_arguments_are_errors_not_tracebacks(self):
         err = io.StringIO()
@@ -383,13 +439,8 @@ class StressSummary(unittest.TestCase):
         self.assertIn("switched by a sync 3 times", rows[3])
 
     def test_bad_arguments_are_errors_not_tracebacks(self):
-        err = io.StringIO()
         with tempfile.TemporaryDirectory() as work:
-            old, sys.stderr = sys.stderr, err
-            try:
-                self.assertEqual(stress_summary.main(["stress_summary.py", work]), 2)
-                self.assertEqual(stress_summary.main(["stress_summary.py", work, "many"]), 2)
-                self.assertEqual(stress_summary.main(["stress_summary.py", os.path.join(work, "none"), "5"]), 2)
-            finally:
-                sys.stderr = old
-        self.assertIn("needs a work folder", err.getvalue())
+            for argv in ([work], [work, "many"], [os.path.join(work, "none"), "5"]):
+                rc, _, err = captured(stress_summary.main, ["stress_summary.py", *argv])
+                self.assertEqual(rc, 2, argv)
+                self.assertIn("needs a work folder", err)
