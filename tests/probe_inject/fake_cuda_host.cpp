@@ -8,7 +8,9 @@
 //
 // With `launcher`, a second thread launches kernels (without GPU records) all the while, as PyTorch's
 // autograd thread does beside the Python thread. FAKE_HOST_LAUNCH_US sets how long each step's launch call
-// takes between its ENTER and EXIT (default 5 us; the kernel still ends 300 us after the step began). With `term`, the program is killed by SIGTERM after its
+// takes between its ENTER and EXIT (default 5 us; the kernel still ends 300 us after the step began);
+// FAKE_HOST_READ_EVERY=K reads the result in every K-th step only (from the first); the other steps spend
+// the kernel's time on host work instead. With `term`, the program is killed by SIGTERM after its
 // steps (default action), as a job scheduler would. With `fault`, it dies of SIGSEGV after its steps.
 // Built with SYNCLINT_FAKE_HOST_TORCH (fake_cuda_torch_host, linked with LibTorch), each read runs inside
 // a LibTorch RecordFunction named aten::item, as `.item()` does, with 20 us of host work before its CUDA
@@ -123,9 +125,12 @@ int main(int argc, char** argv) {
     launcher = std::thread([&] {
       while (!done.load()) api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, now_ns() + 20'000);
     });
+  const char* every = std::getenv("FAKE_HOST_READ_EVERY");
+  const int read_every = every != nullptr && std::atoi(every) > 0 ? std::atoi(every) : 1;
   for (int i = 0; i < steps; ++i) {
     train_step();
-    read_loss();
+    if (i % read_every == 0) read_loss();
+    else spin_until(g_kernel_end);  // host work as long as the step's kernel, without a CUDA call
   }
   done.store(true);
   if (launcher.joinable()) launcher.join();

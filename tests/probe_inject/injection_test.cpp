@@ -488,6 +488,32 @@ TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
   }
 }
 
+// A switch left to the program's next sync, when none comes within 100 ms (here a read every 700 steps,
+// about every 210 ms, host work in between), is made by the window thread, and the run goes on: every read
+// is recorded. (The first stretch's records stay on while its end waits.)
+TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
+  use_stand_in_cupti();
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
+                                      {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"},
+                                      {"FAKE_HOST_READ_EVERY", "700"}},
+                                     "4000");
+  ASSERT_TRUE(r);
+  const auto line = r->out.find("launch callbacks switched by a sync ");
+  ASSERT_NE(line, std::string::npos) << r->out;
+  char* rest = nullptr;
+  const unsigned long by_sync = std::strtoul(r->out.c_str() + line + 36, &rest, 10);
+  const auto window_at = r->out.find("by the window thread ", line);
+  ASSERT_NE(window_at, std::string::npos) << r->out;
+  const unsigned long by_window = std::strtoul(r->out.c_str() + window_at + 21, nullptr, 10);
+  std::size_t switches = 0;
+  for (const char* what : {"tracing off at", "tracing on at"})
+    for (auto at = r->out.find(what); at != std::string::npos; at = r->out.find(what, at + 1)) ++switches;
+  EXPECT_GE(by_window, 1u) << r->out;
+  EXPECT_EQ(by_sync + by_window, switches) << r->out;
+  ASSERT_EQ(r->report.sites.size(), 1u);
+  EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
+}
+
 // With SYNCLINT_PROBE_GPU_RECORDS=first the first stretch is the model's only source: it goes on past its
 // 20 ms until 1000 launches, copies and reads in a row brought nothing it had not seen (and as many as
 // before the last new one: here the first step's). The stand-in host queues a kernel and a copy and syncs
