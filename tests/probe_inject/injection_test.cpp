@@ -366,11 +366,19 @@ TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   EXPECT_LT(off->second - on->second, 500'000'000u);  // not the 1 s of SYNCLINT_PROBE_SAMPLE_MS
 }
 
+// How often `what` occurs in `text`.
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // A sampled run of 1500 steps with 20 ms stretches and the given record setting, with SYNCLINT_PROBE_DEBUG=1:
 // how often the kernel records were switched on and off, the GPU records the probe kept, its stderr and
 // its report.
 struct RecordSwitches {
   std::size_t enables = 0, disables = 0;
+  std::size_t off_inside = 0;  // callbacks switched off while a thread was inside their call
   std::uint64_t records = 0;
   std::string out;
   ProbeReport report;
@@ -390,6 +398,7 @@ std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const ch
   for (const auto& [event, at] : *played) {
     r.enables += event == "enable";
     r.disables += event == "disable";
+    r.off_inside += event == "callback-off-inside";
   }
   r.records = std::strtoull(r.out.c_str() + records_at + 12, nullptr, 10);
   r.report = read_report(r.out.substr(report_at + 8, r.out.find('\n', report_at) - report_at - 8));
@@ -452,39 +461,28 @@ TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
   use_stand_in_cupti();
   for (bool at_sync : {false, true}) {
     std::vector<std::pair<const char*, const char*>> env = {
-        {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_LAUNCH_US", "290"},
-        {"SYNCLINT_PROBE_SAMPLE", "0.01"},       {"SYNCLINT_PROBE_SAMPLE_MS", "20"},   {"SYNCLINT_PROBE_DEBUG", "1"}};
+        {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_LAUNCH_US", "290"}};
     if (!at_sync) env.emplace_back("SYNCLINT_PROBE_SWITCH_AT_SYNC", "0");
-    std::string out;
-    const auto played = play_logged(env, "4000", out, true);
-    ASSERT_TRUE(played) << out;
-    const auto count = [&](const std::string& what) {
-      std::size_t n = 0;
-      for (auto at = out.find(what); at != std::string::npos; at = out.find(what, at + 1)) ++n;
-      return n;
-    };
-    const std::size_t ends = count("tracing off at"), starts = count("tracing on at");
-    std::size_t inside = 0;
-    for (const auto& [event, at] : *played) inside += event == "callback-off-inside";
+    const auto r = play_record_setting(env, "4000");
+    ASSERT_TRUE(r);
+    const std::string& out = r->out;
+    const std::size_t ends = occurrences(out, "tracing off at"), starts = occurrences(out, "tracing on at");
     ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
     ASSERT_GE(starts, 1u) << out;
     const auto line = out.find("launch callbacks switched by a sync ");
     if (!at_sync) {
-      EXPECT_GE(inside, 1u) << "no switch-off came inside a launch: nothing for the setting to avoid\n" << out;
+      EXPECT_GE(r->off_inside, 1u) << "no switch-off came inside a launch: nothing for the setting to avoid\n" << out;
       EXPECT_EQ(line, std::string::npos) << out;
       continue;
     }
-    EXPECT_EQ(inside, 0u) << out;
+    EXPECT_EQ(r->off_inside, 0u) << out;
     ASSERT_NE(line, std::string::npos) << out;
     EXPECT_EQ(out.substr(line, out.find(';', line) - line),
               "launch callbacks switched by a sync " + std::to_string(ends + starts) + " times, by the window thread 0 times")
         << out;
-    const auto report_at = out.find(" report ");
-    ASSERT_NE(report_at, std::string::npos) << out;
-    const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
-    ASSERT_EQ(r.sites.size(), 1u);
-    EXPECT_EQ(r.sites[0].calls, 4000u) << "reads lost";
-    EXPECT_GT(r.sites[0].traced_calls, 200u) << "the requested stretch traced no reads";
+    ASSERT_EQ(r->report.sites.size(), 1u);
+    EXPECT_EQ(r->report.sites[0].calls, 4000u) << "reads lost";
+    EXPECT_GT(r->report.sites[0].traced_calls, 200u) << "the requested stretch traced no reads";
   }
 }
 
@@ -505,9 +503,7 @@ TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
   const auto window_at = r->out.find("by the window thread ", line);
   ASSERT_NE(window_at, std::string::npos) << r->out;
   const unsigned long by_window = std::strtoul(r->out.c_str() + window_at + 21, nullptr, 10);
-  std::size_t switches = 0;
-  for (const char* what : {"tracing off at", "tracing on at"})
-    for (auto at = r->out.find(what); at != std::string::npos; at = r->out.find(what, at + 1)) ++switches;
+  const std::size_t switches = occurrences(r->out, "tracing off at") + occurrences(r->out, "tracing on at");
   EXPECT_GE(by_window, 1u) << r->out;
   EXPECT_EQ(by_sync + by_window, switches) << r->out;
   ASSERT_EQ(r->report.sites.size(), 1u);
