@@ -7,6 +7,8 @@
 #   build_gpu LOG_DIR [train-only]   # logs: LOG_DIR/build-synclint.log, LOG_DIR/build-train_cpp.log
 # Returns success when synclint was built (with train-only: when train_cpp was).
 #
+#   probe_settings        # sets `settings`: PROBE_ENVS split at '|' (else PROBE_ENV), at least one ("")
+#
 #   torch_ops_args LANG   # sets `shim`: `synclint probe`'s --torch-ops for a C++ process when the shim was
 #                         # built, unless TORCH_OPS=0 (empty otherwise)
 build_gpu() {
@@ -31,4 +33,9 @@ torch_ops_args() {
   shim=()
   [[ $1 == cpp && ${TORCH_OPS:-1} != 0 && -n ${torch_ops:-} ]] && shim=(--torch-ops "$torch_ops")
   return 0
+}
+
+probe_settings() {
+  IFS='|' read -ra settings <<<"${PROBE_ENVS:-${PROBE_ENV:-}}"
+  ((${#settings[@]} > 0)) || settings=("")
 }

@@ -110,8 +110,7 @@ run_probed() {
   archive
 }
 
-IFS='|' read -ra settings <<<"${PROBE_ENVS:-${PROBE_ENV:-}}"
-((${#settings[@]} > 0)) || settings=("")
+probe_settings
 n=0
 for ((c = 1; c <= CYCLES; c++)); do
   for item in $PLAN; do

@@ -36,8 +36,7 @@ source bench/gpu/build_gpu.sh
 build_gpu "$W" || { echo "synclint build FAILED"; tail -20 "$W/build-synclint.log"; exit 1; }
 [[ -n $train_cpp ]] || { echo "train_cpp build FAILED"; tail -20 "$W/build-train_cpp.log"; exit 1; }
 torch_ops_args cpp
-IFS='|' read -ra settings <<<"${PROBE_ENVS:-${PROBE_ENV:-}}"
-((${#settings[@]} > 0)) || settings=("")
+probe_settings
 
 slot() {
   local s=$1 k=0 item batch d left e=$((($1 - 1) % ${#settings[@]})) probe_env
