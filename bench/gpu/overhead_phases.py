@@ -2,6 +2,7 @@
 """The probe's overhead over the course of a run, from bench/gpu/overhead.sh's table.
 
     overhead_phases.py OVERHEAD.TSV [SEGMENTS] [--logs RUNS_DIR]
+    overhead_phases.py --pool NAME=VARIANT@OVERHEAD.TSV:RUNS_DIR [--pool ...]
 
 overhead.sh runs mode none of the benchmark in separate processes, its variants (unprobed, the probe with
 one setting or another) interleaved round by round. With many short repetitions (e.g. STEPS=100 REPS=40)
@@ -17,8 +18,17 @@ rounds; the segments show whether the cost stays after the stretches have ended.
 
 With --logs RUNS_DIR (overhead.sh's runs/ folder, e.g. extracted from its runs.tar.gz), each repetition of a
 probed process run with SYNCLINT_PROBE_DEBUG=1 is put in the state the probe's stderr shows before it
-(traced; untraced after a stretch; untraced after CUPTI was detached and attached again, a setting since
-removed), and divided by the same repetition of the round's unprobed process: the median per state.
+(traced; untraced after the first stretch only, which starts with the probe; untraced after a later
+stretch, switched on mid-run; untraced after CUPTI was detached and attached again, a setting since
+removed), and divided by the same repetition of the round's unprobed process: per state, the median over
+all such repetitions, the median over rounds of each round's median, and the rounds whose median was
+slower. The two untraced states tell a cost that a stretch switched on mid-run leaves behind from one
+that the probe costs all along.
+
+With --pool (one or more), the states of one setting over several runs, named NAME: VARIANT as its
+overhead.tsv names it (with " (lang batch)" where the table has several), RUNS_DIR its extracted runs/
+folder. Per NAME and state, the rounds of all its runs, the median of their rounds' medians and the rounds
+slower; and per run, the whole-process figure.
 """
 import csv
 import os
@@ -59,29 +69,33 @@ def read_failures(path):
     return out
 
 
-# The probe's stderr lines (SYNCLINT_PROBE_DEBUG=1) that change its state, and the state after them.
+# The probe's stderr lines (SYNCLINT_PROBE_DEBUG=1) that change its state, and the state after them. A
+# "tracing off" ends the first stretch, which no "tracing on" line opens, or a later one.
 STATE_LINES = (("synclint probe: tracing on", "traced"),
-               ("synclint probe: tracing off", "untraced, after a stretch"),
+               ("synclint probe: tracing off", None),
                ("synclint probe: CUPTI detached and attached again", "untraced, after a detach"))
+AFTER_FIRST, AFTER_LATER = "untraced, after the first stretch only", "untraced, after a later stretch"
 REP_LINE = re.compile(r"\brep=(\d+)\b")
 
 
 def rep_states(log_lines):
     """[state of repetition K] from a probed process's stderr: the state set by the last switch line before
     the benchmark's line for repetition K ("start" before any)."""
-    state, states = "start", {}
+    state, states, later = "start", {}, False
     for line in log_lines:
         for prefix, name in STATE_LINES:
             if line.startswith(prefix):
-                state = name
+                later = later or name == "traced"
+                state = name or (AFTER_LATER if later else AFTER_FIRST)
         m = REP_LINE.search(line)
         if m and "mode=" in line:  # the benchmark's line for a finished repetition
             states[int(m.group(1))] = state
     return [states[k] for k in sorted(states)]
 
 
-def by_state(tsv_path, runs_dir, reference="unprobed"):
-    """{variant: {state: [ratio - 1 of each repetition to the same repetition of the round's reference]}}."""
+def by_state(tsv_path, runs_dir, reference="unprobed", per_round=False):
+    """{variant: {state: [ratio - 1 of each repetition to the same repetition of the round's reference]}};
+    with per_round, {variant: {state: {round: [those ratios]}}}."""
     reps, names = {}, {}
     for row in read_rows(tsv_path):
         key = (row["variant"], row["lang"], row["batch"], int(row["round"]))
@@ -99,8 +113,26 @@ def by_state(tsv_path, runs_dir, reference="unprobed"):
         with open(log, errors="replace") as f:
             states = rep_states(f)
         for k, state in enumerate(states[:min(len(probed), len(ref))]):
-            out.setdefault(names[(variant, lang, batch, rnd)], {}).setdefault(state, []).append(probed[k] / ref[k] - 1)
+            at = out.setdefault(names[(variant, lang, batch, rnd)], {})
+            ratio = probed[k] / ref[k] - 1
+            if per_round:
+                at.setdefault(state, {}).setdefault(rnd, []).append(ratio)
+            else:
+                at.setdefault(state, []).append(ratio)
     return out
+
+
+def state_rows(tsv_path, runs_dir, reference="unprobed"):
+    """[(variant, state, repetitions, median ratio - 1, rounds, median over rounds of the rounds' medians - 1,
+    rounds slower)]."""
+    rows = []
+    for variant, states in by_state(tsv_path, runs_dir, reference, per_round=True).items():
+        for state, rounds in sorted(states.items()):
+            ratios = [x for r in rounds.values() for x in r]
+            medians = [statistics.median(r) for r in rounds.values()]
+            rows.append((variant, state, len(ratios), statistics.median(ratios), len(medians), statistics.median(medians),
+                         sum(1 for m in medians if m > 0)))
+    return rows
 
 
 def segment_medians(reps, segments):
@@ -129,10 +161,55 @@ def phases(table, segments=4, reference="unprobed"):
     return rows
 
 
+def parse_pool(spec):
+    """NAME=VARIANT@TSV:RUNS_DIR -> (name, variant, tsv, runs_dir); the variant may hold '=' and ' '."""
+    name, sep, rest = spec.partition("=")
+    variant, at, paths = rest.rpartition("@")
+    tsv, colon, runs = paths.rpartition(":")
+    if not (sep and at and colon and name and variant and tsv and runs):
+        raise ValueError("--pool %r is not NAME=VARIANT@OVERHEAD.TSV:RUNS_DIR" % spec)
+    return name, variant, tsv, runs
+
+
+def pooled(specs, segments=4):
+    """{name: {"whole": [whole-process ratio - 1 per run], state: [round medians of ratio - 1]}} over the runs
+    each name lists."""
+    out = {}
+    for name, variant, tsv, runs in specs:
+        at = out.setdefault(name, {"whole": []})
+        whole = [row[2] for row in phases(read_table(tsv), segments) if row[0] == variant]
+        states = by_state(tsv, runs, per_round=True).get(variant)
+        if not whole or states is None:
+            raise ValueError("no rounds of %r in %s with logs in %s" % (variant, tsv, runs))
+        at["whole"].append(whole[0])
+        for state, rounds in states.items():
+            at.setdefault(state, []).extend(statistics.median(r) for r in rounds.values())
+    return out
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2
+    if argv[0] == "--pool":
+        if len(argv) % 2:
+            print("overhead_phases: --pool needs NAME=VARIANT@OVERHEAD.TSV:RUNS_DIR", file=sys.stderr)
+            return 2
+        try:
+            pools = pooled([parse_pool(spec) for flag, spec in zip(argv[::2], argv[1::2]) if flag == "--pool"])
+        except (ValueError, OSError) as e:
+            print("overhead_phases: %s" % e, file=sys.stderr)
+            return 1
+        print("| setting | runs | whole process, per run | state of the probe | rounds | median of the rounds' medians "
+              "| rounds slower |\n|---|---|---|---|---|---|---|")
+        for name, at in pools.items():
+            whole = ", ".join("%+.1f%%" % (100 * w) for w in at["whole"])
+            for state in sorted(k for k in at if k != "whole"):
+                medians = at[state]
+                print("| %s | %d | %s | %s | %d | %+.1f%% | %d of %d |" % (
+                    name, len(at["whole"]), whole, state, len(medians), 100 * statistics.median(medians),
+                    sum(1 for m in medians if m > 0), len(medians)))
+        return 0
     logs = None
     if "--logs" in argv:
         i = argv.index("--logs")
@@ -157,10 +234,11 @@ def main(argv):
         print("\n%s: %d of %d processes failed (%s)" % (variant, len(failed), ran,
                                                        ", ".join("round %d %s" % f for f in sorted(failed))))
     if logs is not None:
-        print("\n| variant | state of the probe | repetitions | median ratio to unprobed |\n|---|---|---|---|")
-        for variant, states in by_state(argv[0], logs).items():
-            for state, ratios in sorted(states.items()):
-                print("| %s | %s | %d | %+.1f%% |" % (variant, state, len(ratios), 100 * statistics.median(ratios)))
+        print("\n| variant | state of the probe | repetitions | median ratio to unprobed | rounds | median of the rounds' "
+              "medians | rounds slower |\n|---|---|---|---|---|---|---|")
+        for variant, state, n, median, rounds, of_rounds, slower in state_rows(argv[0], logs):
+            print("| %s | %s | %d | %+.1f%% | %d | %+.1f%% | %d of %d |" % (variant, state, n, 100 * median, rounds,
+                                                                        100 * of_rounds, slower, rounds))
     return 0
 
 

@@ -291,7 +291,8 @@ class OverheadPhases(unittest.TestCase):
                "synclint probe: CUPTI detached and attached again (30.0 ms)",
                "cpp mode=none     batch=16   rep=3  2.000 ms/step"]
         self.assertEqual(overhead_phases.rep_states(log), [
-            "untraced, after a stretch", "traced", "untraced, after a stretch", "untraced, after a detach"])
+            "untraced, after the first stretch only", "traced", "untraced, after a later stretch",
+            "untraced, after a detach"])
         with tempfile.TemporaryDirectory() as runs:
             os.makedirs(os.path.join(runs, "cpp-SYNCLINT_PROBE_DEBUG=1-16-r1"))
             with open(os.path.join(runs, "cpp-SYNCLINT_PROBE_DEBUG=1-16-r1", "stderr.txt"), "w") as f:
@@ -302,8 +303,66 @@ class OverheadPhases(unittest.TestCase):
                         "unprobed\tcpp\t16\t1\t2.0,2.0,2.0,2.0\t1\t1\n"
                         "SYNCLINT_PROBE_DEBUG=1\tcpp\t16\t1\t2.0,2.6,2.2,2.0\t1\t1\n")
             states = overhead_phases.by_state(tsv, runs)
+            # A second round, its process 5% slower after the later stretch: per state, the median over the
+            # rounds' medians, and how many rounds were slower.
+            os.makedirs(os.path.join(runs, "cpp-SYNCLINT_PROBE_DEBUG=1-16-r2"))
+            with open(os.path.join(runs, "cpp-SYNCLINT_PROBE_DEBUG=1-16-r2", "stderr.txt"), "w") as f:
+                f.write("\n".join(log) + "\n")
+            with open(tsv, "a") as f:
+                f.write("unprobed\tcpp\t16\t2\t2.0,2.0,2.0,2.0\t1\t1\n"
+                        "SYNCLINT_PROBE_DEBUG=1\tcpp\t16\t2\t1.9,2.4,2.1,2.0\t1\t1\n")
+            rows = overhead_phases.state_rows(tsv, runs)
         got = {state: [round(x, 3) for x in ratios] for state, ratios in states["SYNCLINT_PROBE_DEBUG=1"].items()}
-        self.assertEqual(got, {"untraced, after a stretch": [0.0, 0.1], "traced": [0.3], "untraced, after a detach": [0.0]})
+        self.assertEqual(got, {"untraced, after the first stretch only": [0.0], "traced": [0.3],
+                               "untraced, after a later stretch": [0.1], "untraced, after a detach": [0.0]})
+        got = {state: (n, round(median, 3), rounds, round(of_rounds, 3), slower)
+               for variant, state, n, median, rounds, of_rounds, slower in rows}
+        self.assertEqual(got, {"untraced, after the first stretch only": (2, -0.025, 2, -0.025, 0),
+                               "traced": (2, 0.25, 2, 0.25, 2),
+                               "untraced, after a later stretch": (2, 0.075, 2, 0.075, 2),
+                               "untraced, after a detach": (2, 0.0, 2, 0.0, 0)})
+
+
+class OverheadPool(unittest.TestCase):
+    LOG = ["synclint probe: tracing off at 1000.0 ms",
+           "cpp mode=none     batch=16   rep=0  2.000 ms/step",
+           "synclint probe: tracing on at 2500.0 ms (request)",
+           "cpp mode=none     batch=16   rep=1  2.600 ms/step",
+           "synclint probe: tracing off at 3500.0 ms",
+           "cpp mode=none     batch=16   rep=2  2.200 ms/step",
+           "cpp mode=none     batch=16   rep=3  2.200 ms/step"]
+
+    def write_run(self, root, variant, probed):
+        """One overhead run of one round under root: its overhead.tsv and runs/ folder."""
+        runs = os.path.join(root, "runs", "cpp-%s-16-r1" % variant)
+        os.makedirs(runs)
+        with open(os.path.join(runs, "stderr.txt"), "w") as f:
+            f.write("\n".join(self.LOG) + "\n")
+        with open(os.path.join(root, "overhead.tsv"), "w") as f:
+            f.write("variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s\n"
+                    "unprobed\tcpp\t16\t1\t2.0,2.0,2.0,2.0\t1\t1\n"
+                    "%s\tcpp\t16\t1\t%s\t1\t1\n" % (variant, probed))
+        return os.path.join(root, "overhead.tsv"), os.path.join(root, "runs")
+
+    def test_a_setting_named_differently_in_two_runs_pools_their_rounds(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = self.write_run(os.path.join(d, "a"), "A=1", "2.0,2.6,2.2,2.2")
+            b = self.write_run(os.path.join(d, "b"), "A=1+B=1", "2.2,2.4,2.4,2.6")
+            specs = [overhead_phases.parse_pool("set=A=1@%s:%s" % a), overhead_phases.parse_pool("set=A=1+B=1@%s:%s" % b)]
+            self.assertEqual(specs[1], ("set", "A=1+B=1", b[0], b[1]))
+            got = overhead_phases.pooled(specs)
+        self.assertEqual([round(w, 3) for w in got["set"]["whole"]], [0.1, 0.2])
+        self.assertEqual({k: [round(x, 3) for x in v] for k, v in got["set"].items() if k != "whole"},
+                         {"untraced, after the first stretch only": [0.0, 0.1], "traced": [0.3, 0.2],
+                          "untraced, after a later stretch": [0.1, 0.25]})
+
+    def test_a_pool_without_its_variant_or_its_paths_is_an_error(self):
+        with self.assertRaises(ValueError):
+            overhead_phases.parse_pool("set=A=1@overhead.tsv")
+        with tempfile.TemporaryDirectory() as d:
+            tsv, runs = self.write_run(d, "A=1", "2.0,2.6,2.2,2.2")
+            with self.assertRaises(ValueError):
+                overhead_phases.pooled([("set", "B=1", tsv, runs)])
 
 
 class TrimStream(unittest.TestCase):
