@@ -7,7 +7,7 @@
 #   PLAN="cpp:128" PROBE_ENV="SYNCLINT_PROBE_PER_THREAD_BUFFERS=1" REPS=1 CORES=1 bench/gpu/repeat_probed.sh
 #   PLAN="py:16 cpp:16" UNPROBED=1 STEPS=100 REPS=15 bench/gpu/repeat_probed.sh   # the measured ranking too
 #   PLAN="cpp:16" UNPROBED=1 TORCH_OPS=0 ... bench/gpu/repeat_probed.sh   # C++ reads not timed by the LibTorch shim
-#   PLAN="cpp:128 py:16" UNPROBED=1 STEPS=100 REPS=10 PROBE_ENVS="|SYNCLINT_PROBE_GPU_RECORDS=first" \
+#   PLAN="cpp:128 py:16" UNPROBED=1 STEPS=100 REPS=10 PROBE_ENVS="|SYNCLINT_PROBE_GPU_RECORDS=all" \
 #     bench/gpu/repeat_probed.sh   # two settings on one machine, each against the same unprobed twins
 #
 # Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent; STEPS, REPS and

@@ -155,6 +155,10 @@ struct Probe {
   std::condition_variable switch_cv;
   bool switch_done = false;
   std::atomic<std::uint64_t> switched_by_sync{0}, switched_by_window{0}, switched_by_sync_ns{0};
+  // SYNCLINT_PROBE_KEEP_CALLBACKS: the launch callbacks stay on for the whole run, never switched; outside the
+  // stretches they return at once (how many: untraced_windowed).
+  bool keep_callbacks = false;
+  std::atomic<std::uint64_t> untraced_windowed{0};
 
   using PointerAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
   PointerAttr pointer_attribute = nullptr;
@@ -422,6 +426,23 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     t_epoch = epoch;
     t_runtime_depth = 0;
   }
+  // SYNCLINT_PROBE_KEEP_CALLBACKS: a launch outside the stretches keeps only the bookkeeping of nested calls.
+  if (e.windowed && p.keep_callbacks && !p.traced.load(std::memory_order_relaxed)) {
+    const bool enter = cb->callbackSite == CUPTI_API_ENTER;
+    if (runtime) {
+      if (enter) {
+        ++t_runtime_depth;
+        t_runtime_correlation = cb->correlationId;
+        if (cb->correlationData != nullptr) *cb->correlationData = 0;  // its EXIT, even if traced, drops it
+        if (p.debug) p.untraced_windowed.fetch_add(1, std::memory_order_relaxed);
+      } else if (t_runtime_depth > 0) {
+        --t_runtime_depth;
+      }
+    } else if (enter && t_runtime_depth == 0 && cb->correlationData != nullptr) {
+      *cb->correlationData = 0;
+    }
+    return;
+  }
   if (cb->callbackSite == CUPTI_API_ENTER) {
     if (p.switch_at_sync && !e.windowed && runtime && p.switch_pending.load(std::memory_order_relaxed) >= 0)
       switch_at_sync(p);
@@ -671,6 +692,9 @@ void write_outputs() {
                  static_cast<unsigned long long>(p.switched_by_sync.load()),
                  static_cast<unsigned long long>(p.switched_by_window.load()),
                  static_cast<double>(p.switched_by_sync_ns.load()) / 1e3);
+  if (p.debug && p.keep_callbacks)
+    std::fprintf(stderr, "synclint probe: launch callbacks kept on; %llu launches outside the stretches returned at once\n",
+                 static_cast<unsigned long long>(p.untraced_windowed.load()));
   if (p.debug && p.queued_count.load() > 0)
     std::fprintf(stderr, "synclint probe: %llu kernels with a queued timestamp, queued to start %.2f us on average\n",
                  static_cast<unsigned long long>(p.queued_count.load()),
@@ -929,6 +953,21 @@ void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<E
   }
 }
 
+// SYNCLINT_PROBE_GPU_RECORDS: in which stretches the Activity API's records are on.
+enum class GpuRecords {
+  First,  // the default: the first stretch only; the later stretches' GPU work is modelled (GpuModel)
+  All,    // every stretch: each switch on mid-run leaves a cost on the H200 (docs/probe.md, runs 18-24)
+  None,   // none (a diagnostic of the probe's own cost: the analysis sees no GPU work)
+};
+
+GpuRecords gpu_records_from(const char* v) {
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "first") == 0) return GpuRecords::First;
+  if (std::strcmp(v, "all") == 0 || std::strcmp(v, "1") == 0) return GpuRecords::All;
+  if (std::strcmp(v, "0") == 0) return GpuRecords::None;
+  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not first, all or 0; using first");
+  return GpuRecords::First;
+}
+
 constexpr std::pair<std::string_view, CUpti_ActivityKind> kActivityKinds[] = {
     {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
     {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
@@ -993,7 +1032,9 @@ void set_traced(bool on) {
   std::lock_guard lock(p.cupti_mu);
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
-  if (p.switch_at_sync) {
+  if (p.keep_callbacks) {
+    // They stay on: the callbacks read p.traced.
+  } else if (p.switch_at_sync) {
     // The program's next sync or copy switches them; without one in 100 ms, this thread does.
     {
       std::lock_guard done(p.switch_mu);
@@ -1050,8 +1091,8 @@ int initialize() {
   opt.window_calls = env_number("SYNCLINT_PROBE_WINDOW_CALLS", 200000);
   if (env_flag("SYNCLINT_PROBE_RECORD") || env_flag("SYNCLINT_PROBE_STREAM"))
     opt.record_max_calls = env_number("SYNCLINT_PROBE_RECORD_MAX", 20000);
-  if (const char* v = std::getenv("SYNCLINT_PROBE_GPU_RECORDS"); v != nullptr && std::strcmp(v, "first") == 0)
-    p.records_first_only = opt.model_gpu = true;
+  const GpuRecords gpu_records = gpu_records_from(std::getenv("SYNCLINT_PROBE_GPU_RECORDS"));
+  if (gpu_records == GpuRecords::First) p.records_first_only = opt.model_gpu = true;
   p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
@@ -1080,7 +1121,8 @@ int initialize() {
   p.traced = true;
   p.spans.switched(true, 0);  // the first stretch holds everything from the start
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
-  p.switch_at_sync = env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.records_first_only);
+  p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
+  p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.records_first_only);
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
@@ -1102,15 +1144,14 @@ int initialize() {
   std::string partial = attach_activity();
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
-  const bool gpu_records = env_flag_default("SYNCLINT_PROBE_GPU_RECORDS", true);
   p.record_kinds = record_kinds_from(std::getenv("SYNCLINT_PROBE_GPU_RECORD_KINDS"));
-  for (auto kind : gpu_records ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
+  for (auto kind : gpu_records != GpuRecords::None ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
   if (partial.empty() && env_flag("SYNCLINT_PROBE_RUNTIME_RECORDS") &&
       (r = p.cupti.activity_enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS)
     partial = "activity kind runtime: " + p.cupti.describe(r);
-  p.activity_ok = partial.empty() && gpu_records;  // without records, stretches do not switch them on either
+  p.activity_ok = partial.empty() && gpu_records != GpuRecords::None;  // without records, stretches do not switch them on either
   if (!partial.empty()) {
     p.status = "partial: no GPU activity records (" + partial + ")";
     report_error(p.status);

@@ -7,7 +7,8 @@
 // flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
 // (CLOCK_MONOTONIC), and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
 // activity kinds (K: CUpti_ActivityKind's number), and "callback-off-inside NS" each time an API callback
-// is switched off while a thread is between its delivered ENTER and its EXIT; turning the per-thread buffers off after the buffer
+// is switched off while a thread is between its delivered ENTER and its EXIT, and with
+// FAKE_CUPTI_LOG_CALLBACKS=1 "callback-on|callback-off NS" for every runtime API callback switched; turning the per-thread buffers off after the buffer
 // callbacks are registered is refused, as CUPTI requires.
 #include <cupti.h>
 
@@ -68,6 +69,8 @@ CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_C
     inside = !enable && domain == CUPTI_CB_DOMAIN_RUNTIME_API && g_inside.count(cbid) > 0;
   }
   if (inside) log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "callback-off-inside");
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && std::getenv("FAKE_CUPTI_LOG_CALLBACKS") != nullptr)
+    log_switch(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, enable ? "callback-on" : "callback-off");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiEnableDomain(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) { return CUPTI_SUCCESS; }

@@ -316,11 +316,13 @@ std::optional<std::vector<std::pair<std::string, std::uint64_t>>> play_logged(
 // the kernel records, switched off at the end of the first 20 ms, come back on only once they have been
 // off for SampleSchedule::kMinOff (250 ms), and the requested stretch's reads are traced. Mid-run the
 // activity buffers are flushed by default only, never forced (which is for the end of the session): each
-// stretch's SampleSchedule::kFlushDelay (200 ms) after it ends, before the next stretch begins.
+// stretch's SampleSchedule::kFlushDelay (200 ms) after it ends, before the next stretch begins. (With
+// SYNCLINT_PROBE_GPU_RECORDS=all: by default the records are on in the first stretch only.)
 TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   use_stand_in_cupti();
   std::string out;
-  auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}}, "1500", out);
+  auto played = play_logged(
+      {{"SYNCLINT_PROBE_GPU_RECORDS", "all"}, {"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}}, "1500", out);
   ASSERT_TRUE(played) << out;
   auto switches = *played;
   // CUPTI's per-thread buffers go off first, before the buffer callbacks (the stand-in refuses it after).
@@ -351,11 +353,13 @@ TEST_F(Injection, ARequestRightAfterASwitchOffWaitsAQuarterSecond) {
   EXPECT_GT(r.sites[0].traced_calls, 200u);  // more than the first 20 ms hold (~65): the request's stretch
 }
 
-// SYNCLINT_PROBE_FIRST_MS gives the first stretch, which holds the start-up, a length of its own.
+// SYNCLINT_PROBE_FIRST_MS gives the first stretch, which holds the start-up, a length of its own (with
+// records in every stretch; by default the first stretch goes on until the GPU work settles, as below).
 TEST_F(Injection, TheFirstStretchEndsAfterFirstMs) {
   use_stand_in_cupti();
   std::string out;
-  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_FIRST_MS", "30"}}, "1500", out);
+  const auto played = play_logged(
+      {{"SYNCLINT_PROBE_GPU_RECORDS", "all"}, {"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_FIRST_MS", "30"}}, "1500", out);
   ASSERT_TRUE(played) << out;
   const auto& switches = *played;
   const auto on = std::find_if(switches.begin(), switches.end(), [](const auto& e) { return e.first == "enable"; });
@@ -379,6 +383,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 struct RecordSwitches {
   std::size_t enables = 0, disables = 0;
   std::size_t off_inside = 0;  // callbacks switched off while a thread was inside their call
+  std::size_t callbacks_off = 0;  // runtime API callbacks switched off (with FAKE_CUPTI_LOG_CALLBACKS=1)
   std::uint64_t records = 0;
   std::string out;
   ProbeReport report;
@@ -399,18 +404,19 @@ std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const ch
     r.enables += event == "enable";
     r.disables += event == "disable";
     r.off_inside += event == "callback-off-inside";
+    r.callbacks_off += event == "callback-off";
   }
   r.records = std::strtoull(r.out.c_str() + records_at + 12, nullptr, 10);
   r.report = read_report(r.out.substr(report_at + 8, r.out.find('\n', report_at) - report_at - 8));
   return r;
 }
 
-// SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the record kinds are switched on once, at the start, and never
-// off; a kernel record is kept only when it starts inside a traced stretch, so the analysis gets the records
-// of the traced steps (one kernel each) and not the ~800 of the untraced ones.
+// SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic, with records in every stretch): the record kinds are switched on
+// once, at the start, and never off; a kernel record is kept only when it starts inside a traced stretch, so
+// the analysis gets the records of the traced steps (one kernel each) and not the ~800 of the untraced ones.
 TEST_F(Injection, KeepRecordsLeavesTheKindsOnAndKeepsOnlyTheStretchesRecords) {
   use_stand_in_cupti();
-  const auto r = play_record_setting({{"SYNCLINT_PROBE_KEEP_RECORDS", "1"}});
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "all"}, {"SYNCLINT_PROBE_KEEP_RECORDS", "1"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->enables, 1u) << r->out;
   EXPECT_EQ(r->disables, 0u) << r->out;
@@ -452,6 +458,34 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
   EXPECT_GT(site.predicted_saving_ms, 0.0);
 }
 
+// SYNCLINT_PROBE_GPU_RECORDS picks the stretches with records: unset, as `first` (the model); `all` switches
+// them on again for the requested stretch and models nothing; `0` never switches them on; another value is
+// said and taken as `first`.
+TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
+  use_stand_in_cupti();
+  struct Case {
+    const char* value;  // nullptr: unset
+    std::size_t enables;
+    bool modelled;
+  };
+  for (const Case& c : {Case{nullptr, 1, true}, Case{"all", 2, false}, Case{"0", 0, false}, Case{"everywhere", 1, true}}) {
+    std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
+    if (c.value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", c.value);
+    const auto r = play_record_setting(env);
+    ASSERT_TRUE(r);
+    const std::string what = c.value != nullptr ? c.value : "(unset)";
+    EXPECT_NE(r->out.find("tracing on at"), std::string::npos) << what << ": no stretch after the first\n" << r->out;
+    if (c.enables == 2) EXPECT_GE(r->enables, 2u) << what << "\n" << r->out;
+    else EXPECT_EQ(r->enables, c.enables) << what << "\n" << r->out;
+    EXPECT_EQ(r->out.find("modelled GPU activities ") != std::string::npos, c.modelled) << what << "\n" << r->out;
+    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not first, all or 0; using first") != std::string::npos,
+              what == "everywhere")
+        << r->out;
+    ASSERT_EQ(r->report.sites.size(), 1u) << what;
+    EXPECT_EQ(r->report.sites[0].calls, 1500u) << what;
+  }
+}
+
 // SYNCLINT_PROBE_SWITCH_AT_SYNC (on by default with GPU_RECORDS=first): a stretch's start and end switch the
 // launch callback on and off on the program's thread, in its next sync's ENTER callback, where it is inside
 // no launch. Here each step's launch call takes 290 us of its ~305 us: switched off by the window thread at
@@ -483,6 +517,44 @@ TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
     ASSERT_EQ(r->report.sites.size(), 1u);
     EXPECT_EQ(r->report.sites[0].calls, 4000u) << "reads lost";
     EXPECT_GT(r->report.sites[0].traced_calls, 200u) << "the requested stretch traced no reads";
+  }
+}
+
+// SYNCLINT_PROBE_KEEP_CALLBACKS=1: the launch callbacks are switched on once, at the start, and never off, so
+// no thread is ever inside a launch whose callback another thread switches. Outside the stretches a launch's
+// callbacks return at once; inside them the launches are traced and modelled as before. The same run without
+// it switches the launch callback off at each stretch's end.
+TEST_F(Injection, KeepCallbacksNeverSwitchesTheLaunchCallbacks) {
+  use_stand_in_cupti();
+  for (bool keep : {false, true}) {
+    std::vector<std::pair<const char*, const char*>> env = {
+        {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_CUPTI_LOG_CALLBACKS", "1"}};
+    if (keep) env.emplace_back("SYNCLINT_PROBE_KEEP_CALLBACKS", "1");
+    const auto r = play_record_setting(env, "4000");
+    ASSERT_TRUE(r);
+    const std::string& out = r->out;
+    ASSERT_GE(occurrences(out, "tracing off at"), 2u) << "no stretch ended after the first\n" << out;
+    if (!keep) {
+      EXPECT_GE(r->callbacks_off, 2u) << out;
+      continue;
+    }
+    EXPECT_EQ(r->callbacks_off, 0u) << out;
+    EXPECT_EQ(out.find("launch callbacks switched by a sync"), std::string::npos) << out;
+    const auto line = out.find("launch callbacks kept on; ");
+    ASSERT_NE(line, std::string::npos) << out;
+    const unsigned long outside = std::strtoul(out.c_str() + line + 26, nullptr, 10);
+    ASSERT_EQ(r->report.sites.size(), 1u);
+    const SiteResult& site = r->report.sites[0];
+    EXPECT_EQ(site.calls, 4000u) << "reads lost";
+    EXPECT_GT(site.traced_calls, 200u) << "the requested stretch traced no reads";
+    // One launch a step: those of the untraced steps returned at once, the traced ones were recorded.
+    EXPECT_GE(outside + site.traced_calls, 3900u) << out;
+    EXPECT_LE(outside + site.traced_calls, 4100u) << out;
+    const auto at = out.find("modelled GPU activities ");
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_GT(std::strtoull(out.c_str() + at + 24, nullptr, 10), 400u) << out;
+    EXPECT_GT(site.gpu_idle_ms, 0.0);
+    EXPECT_GT(site.predicted_saving_ms, 0.0);
   }
 }
 
