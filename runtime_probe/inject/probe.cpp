@@ -139,10 +139,10 @@ struct Probe {
   std::chrono::milliseconds sample_first{1000};  // SYNCLINT_PROBE_FIRST_MS: the first one (default sample_on)
   bool activity_ok = false;
   std::vector<CUpti_ActivityKind> record_kinds;  // the Activity API kinds traced stretches switch on
-  bool records_first_only = false;  // SYNCLINT_PROBE_GPU_RECORDS=first: later stretches trace launches only
-  std::atomic<bool> records_live{true};  // with records_first_only: the first stretch's records are on
+  bool gpu_model = false;  // SYNCLINT_PROBE_GPU_RECORDS=first or model: the GPU work of stretches without records is modelled
+  std::atomic<bool> records_live{true};  // with gpu_model: the first stretch's records are on (never with `model`)
   bool record_launch_keys = false;  // SYNCLINT_PROBE_RECORD: the recorded stream carries the launch keys
-  KeySettling settling;  // with records_first_only: the first stretch lasts until the launches show no new key
+  KeySettling settling;  // with gpu_model and records_live: the first stretch lasts until the launches show no new key
   std::chrono::milliseconds first_max{20000};  // SYNCLINT_PROBE_FIRST_MAX_MS: but no longer than this
   bool keep_records = false;  // SYNCLINT_PROBE_KEEP_RECORDS: the kinds stay on; records outside stretches dropped
   TracedSpans spans;          // the stretches, for keep_records
@@ -497,7 +497,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   call.kind = e.cls.kind;
   // The GPU model learns from the first stretch and models the rest; a recorded stream keeps the launch
   // keys too, for bench/model_check.
-  const bool model = p.records_first_only && call.traced;
+  const bool model = p.gpu_model && call.traced;
   if (model || p.record_launch_keys) describe_work(domain, cbid, cb->functionParams, call);
   if (model) call.gpu_modelled = !p.records_live.load(std::memory_order_relaxed);
   bool blocking = e.cls.blocking;
@@ -673,11 +673,11 @@ void write_outputs() {
     p.trace->finish();
     p.trace_out.close();
   }
-  if (p.debug && p.records_first_only)
+  if (p.debug && p.gpu_model)
     std::fprintf(stderr, "synclint probe: modelled GPU activities %llu (%llu without a learned duration)\n",
                  static_cast<unsigned long long>(report.modelled_gpu_activities),
                  static_cast<unsigned long long>(report.modelled_without_duration));
-  if (p.debug && p.records_first_only && p.rec != nullptr)
+  if (p.debug && p.gpu_model && p.rec != nullptr)
     std::fprintf(stderr, "synclint probe: %s\n", p.rec->model_summary().c_str());
   if (p.debug) {
     auto at_ms = [&](std::uint64_t ns) { return ns > p.start_ns ? static_cast<double>(ns - p.start_ns) / 1e6 : 0.0; };
@@ -819,7 +819,7 @@ void watcher_main() {
     const double at_ms = std::chrono::duration<double, std::milli>(now - started).count();
     // SYNCLINT_PROBE_GPU_RECORDS=first: the first stretch, the only one with GPU records, goes on while the
     // program keeps queuing work it has not queued before (up to SYNCLINT_PROBE_FIRST_MAX_MS).
-    if (p.records_first_only && p.records_live.load() && schedule.traced() && now >= schedule.next_change() &&
+    if (p.gpu_model && p.records_live.load() && schedule.traced() && now >= schedule.next_change() &&
         !p.settling.settled() && now - started < p.first_max) {
       if (p.debug && !first_extended)
         std::fprintf(stderr, "synclint probe: first stretch extended at %.1f ms: %llu kinds of GPU work so far, the last new one %llu calls ago\n",
@@ -957,14 +957,16 @@ void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<E
 enum class GpuRecords {
   First,  // the default: the first stretch only; the later stretches' GPU work is modelled (GpuModel)
   All,    // every stretch: each switch on mid-run leaves a cost on the H200 (docs/probe.md, runs 18-24)
+  Model,  // none, and every stretch modelled: durations from the syncs alone (docs/probe.md, "Without any records")
   None,   // none (a diagnostic of the probe's own cost: the analysis sees no GPU work)
 };
 
 GpuRecords gpu_records_from(const char* v) {
   if (v == nullptr || *v == '\0' || std::strcmp(v, "first") == 0) return GpuRecords::First;
   if (std::strcmp(v, "all") == 0 || std::strcmp(v, "1") == 0) return GpuRecords::All;
+  if (std::strcmp(v, "model") == 0) return GpuRecords::Model;
   if (std::strcmp(v, "0") == 0) return GpuRecords::None;
-  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not first, all or 0; using first");
+  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not first, all, model or 0; using first");
   return GpuRecords::First;
 }
 
@@ -1059,7 +1061,7 @@ void set_traced(bool on) {
       else p.cupti.activity_disable(kind);
     }
   }
-  if (!on && p.records_first_only && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
+  if (!on && p.gpu_model && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
     p.activity_ok = false;
     p.records_live.store(false);
     if (p.debug)
@@ -1092,7 +1094,8 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_RECORD") || env_flag("SYNCLINT_PROBE_STREAM"))
     opt.record_max_calls = env_number("SYNCLINT_PROBE_RECORD_MAX", 20000);
   const GpuRecords gpu_records = gpu_records_from(std::getenv("SYNCLINT_PROBE_GPU_RECORDS"));
-  if (gpu_records == GpuRecords::First) p.records_first_only = opt.model_gpu = true;
+  if (gpu_records == GpuRecords::First || gpu_records == GpuRecords::Model) p.gpu_model = opt.model_gpu = true;
+  if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
   p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
@@ -1122,7 +1125,7 @@ int initialize() {
   p.spans.switched(true, 0);  // the first stretch holds everything from the start
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
   p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
-  p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.records_first_only);
+  p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.gpu_model);
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {
@@ -1145,13 +1148,14 @@ int initialize() {
   if (env_flag("SYNCLINT_PROBE_LATENCY") && p.cupti.enable_latency_timestamps != nullptr)
     p.cupti.enable_latency_timestamps(1);
   p.record_kinds = record_kinds_from(std::getenv("SYNCLINT_PROBE_GPU_RECORD_KINDS"));
-  for (auto kind : gpu_records != GpuRecords::None ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
+  const bool with_records = gpu_records != GpuRecords::None && gpu_records != GpuRecords::Model;
+  for (auto kind : with_records ? p.record_kinds : std::vector<CUpti_ActivityKind>{})
     if (partial.empty() && (r = p.cupti.activity_enable(kind)) != CUPTI_SUCCESS)
       partial = "activity kind " + std::to_string(static_cast<int>(kind)) + ": " + p.cupti.describe(r);
   if (partial.empty() && env_flag("SYNCLINT_PROBE_RUNTIME_RECORDS") &&
       (r = p.cupti.activity_enable(CUPTI_ACTIVITY_KIND_RUNTIME)) != CUPTI_SUCCESS)
     partial = "activity kind runtime: " + p.cupti.describe(r);
-  p.activity_ok = partial.empty() && gpu_records != GpuRecords::None;  // without records, stretches do not switch them on either
+  p.activity_ok = partial.empty() && with_records;  // without records, stretches do not switch them on either
   if (!partial.empty()) {
     p.status = "partial: no GPU activity records (" + partial + ")";
     report_error(p.status);

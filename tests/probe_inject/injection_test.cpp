@@ -459,8 +459,9 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
 }
 
 // SYNCLINT_PROBE_GPU_RECORDS picks the stretches with records: unset, as `first` (the model); `all` switches
-// them on again for the requested stretch and models nothing; `0` never switches them on; another value is
-// said and taken as `first`.
+// them on again for the requested stretch and models nothing; `model` never switches them on and models
+// every traced launch, the first stretch's too, from the syncs alone; `0` never switches them on and models
+// nothing; another value is said and taken as `first`.
 TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
   use_stand_in_cupti();
   struct Case {
@@ -468,7 +469,8 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     std::size_t enables;
     bool modelled;
   };
-  for (const Case& c : {Case{nullptr, 1, true}, Case{"all", 2, false}, Case{"0", 0, false}, Case{"everywhere", 1, true}}) {
+  for (const Case& c : {Case{nullptr, 1, true}, Case{"all", 2, false}, Case{"model", 0, true}, Case{"0", 0, false},
+                        Case{"everywhere", 1, true}}) {
     std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
     if (c.value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", c.value);
     const auto r = play_record_setting(env);
@@ -478,11 +480,22 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     if (c.enables == 2) EXPECT_GE(r->enables, 2u) << what << "\n" << r->out;
     else EXPECT_EQ(r->enables, c.enables) << what << "\n" << r->out;
     EXPECT_EQ(r->out.find("modelled GPU activities ") != std::string::npos, c.modelled) << what << "\n" << r->out;
-    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not first, all or 0; using first") != std::string::npos,
+    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not first, all, model or 0; using first") != std::string::npos,
               what == "everywhere")
         << r->out;
     ASSERT_EQ(r->report.sites.size(), 1u) << what;
     EXPECT_EQ(r->report.sites[0].calls, 1500u) << what;
+    if (what != "model") continue;
+    EXPECT_EQ(r->records, 0u) << r->out;
+    EXPECT_EQ(r->out.find("GPU records end"), std::string::npos) << r->out;
+    const auto at = r->out.find("modelled GPU activities ");
+    ASSERT_NE(at, std::string::npos) << r->out;
+    char* rest = nullptr;
+    const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
+    // every traced read modelled (a kernel and a copy each), none with a learned duration
+    EXPECT_GE(modelled, 2 * r->report.sites[0].traced_calls) << r->out;
+    EXPECT_EQ(std::strtoull(rest + 2, nullptr, 10), modelled) << r->out;
+    EXPECT_GT(r->report.sites[0].predicted_saving_ms, 0.0) << r->out;
   }
 }
 
