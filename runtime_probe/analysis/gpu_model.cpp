@@ -63,6 +63,14 @@ double GpuModel::duration_ns(std::uint64_t launch_key) const {
 void GpuModel::learn(const EventStream& chunk) {
   if (chunk.gpu.empty()) return;
   const auto activity_of = activity_by_correlation(chunk.gpu);
+  // A call whose work has several records (a CUDA graph's kernels, a copy in pieces): the end of the last.
+  std::unordered_map<std::uint64_t, std::pair<double, std::size_t>> last_end;  // correlation -> (end, records)
+  for (const auto& g : chunk.gpu)
+    if (g.correlation_id != 0) {
+      auto& [end, records] = last_end[g.correlation_id];
+      end = std::max(end, static_cast<double>(g.end_ns));
+      ++records;
+    }
   // The end of the activity before each one on its stream (records are sorted by start).
   std::vector<double> before(chunk.gpu.size(), 0);
   std::map<StreamKey, double> last;
@@ -92,10 +100,11 @@ void GpuModel::learn(const EventStream& chunk) {
       if (it == activity_of.end()) continue;
       const GpuActivity& g = chunk.gpu[it->second];
       if (g.start_ns < h.start_ns) continue;
-      const double duration = static_cast<double>(g.end_ns - g.start_ns);
+      const auto& [end_of_all, records] = last_end[h.correlation_id];
+      const double duration = end_of_all - static_cast<double>(g.start_ns);  // from its first record's start
       Work& w = work_[h.launch_key];
       w.duration.add(duration);
-      w.name = g.name;
+      w.name = records > 1 && g.kind == GpuActivityKind::Kernel ? "graph of " + std::to_string(records) + " kernels" : g.name;
       w.kind = g.kind;
       kind_duration_[static_cast<std::uint32_t>(g.kind)].add(duration);
       if (h.launch_family != 0) family_duration_[h.launch_family].add(duration);

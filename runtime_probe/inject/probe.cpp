@@ -294,8 +294,8 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
 }
 
 // What a call queued and on which stream, for the GPU model of stretches traced without GPU records
-// (SYNCLINT_PROBE_GPU_RECORDS=first): the kernel function and grid of a launch, the kind and size of a copy,
-// the size of a memset, hashed into HostCall::launch_key, and the same without the sizes into
+// (SYNCLINT_PROBE_GPU_RECORDS=first): the kernel function and grid of a launch, the executable graph of a
+// graph launch, the kind and size of a copy, the size of a memset, hashed into HostCall::launch_key, and the same without the sizes into
 // HostCall::launch_family; the stream handle it named. Calls it does not know keep 0: their GPU work is
 // not modelled.
 using synclint::probe::key_mix;
@@ -312,6 +312,13 @@ void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsi
 void copy_keys(RawCall& call, cudaMemcpyKind kind, std::size_t count) {
   call.launch_family = synclint::probe::copy_family(static_cast<std::uint64_t>(kind));
   call.launch_key = key_mix(call.launch_family, count) | 1;
+}
+
+// A CUDA graph's launch: the key of its executable graph; one family for all graphs (a graph never seen
+// takes the durations of those seen).
+void graph_keys(RawCall& call, const void* exec) {
+  call.launch_family = key_mix(0x47, 0) | 1;
+  call.launch_key = key_mix(0x47, reinterpret_cast<std::uintptr_t>(exec)) | 1;
 }
 
 // The per-thread default stream of a _ptsz call that named the default stream (cudaStreamPerThread).
@@ -332,6 +339,14 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
       const CUlaunchConfig& c = *p->config;
       launch_keys(call, p->f, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);
       call.stream_handle = stream_of(c.hStream, cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
+    } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) {
+      const auto* p = static_cast<const cuGraphLaunch_params*>(params);
+      graph_keys(call, p->hGraph);
+      call.stream_handle = stream_of(p->hStream, false);
+    } else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+      const auto* p = static_cast<const cuGraphLaunch_ptsz_params*>(params);
+      graph_keys(call, p->hGraphExec);
+      call.stream_handle = stream_of(p->hStream, true);
     }
     return;
   }
@@ -350,6 +365,13 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
       const cudaLaunchConfig_t& c = *p->config;
       launch_keys(call, p->func, c.gridDim.x, c.gridDim.y, c.gridDim.z, c.blockDim.x, c.blockDim.y, c.blockDim.z);
       call.stream_handle = stream_of(c.stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000: {
+      const auto* p = static_cast<const cudaGraphLaunch_v10000_params*>(params);  // the _ptsz form's alike
+      graph_keys(call, p->graphExec);
+      call.stream_handle = stream_of(p->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
       return;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:

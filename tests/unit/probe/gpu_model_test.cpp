@@ -163,6 +163,41 @@ TEST(GpuModel, WorkOfAKnownFamilyGetsTheFamilysDurations) {
   EXPECT_TRUE(d == us(50) || d == us(70)) << d;  // B's, not the 10 us of A that the kind's median could give
 }
 
+// A CUDA graph's launch queues several kernels, whose records all carry its correlation id: the model
+// learns the graph's whole span, from its first kernel's start to its last kernel's end, and models each
+// later launch of it as one activity that long (a graph never seen: the spans of those of its family).
+TEST(GpuModel, AGraphLaunchIsLearnedAsTheSpanOfItsKernels) {
+  constexpr std::uint64_t kGraph = 0x6A, kGraphFamily = 0x6F;
+  StreamBuilder b;
+  for (int i = 0; i < 5; ++i) {
+    const double t = 1000.0 * i;
+    HostCall& h = b.host(t, t + 3, HostCallKind::Launch, "cudaGraphLaunch");
+    h.correlation_id = b.next_corr++;
+    h.launch_key = kGraph;
+    h.launch_family = kGraphFamily;
+    for (double k : {0.0, 30.0, 70.0}) b.gpu(t + 5 + k, t + 5 + k + 25, h.correlation_id, GpuActivityKind::Kernel, "k");
+  }
+  GpuModel m;
+  m.learn(b.done());
+  EXPECT_DOUBLE_EQ(m.duration_ns(kGraph), us(95));  // 5 .. 100 after the launch, not one kernel's 25
+  EXPECT_DOUBLE_EQ(m.latency_ns(), us(2));
+  StreamBuilder later;
+  for (std::uint64_t key : {kGraph, std::uint64_t{0x6B}}) {  // the graph seen, and one of its family never seen
+    HostCall& h = later.host(key == kGraph ? 10000 : 20000, (key == kGraph ? 10000 : 20000) + 3, HostCallKind::Launch,
+                             "cudaGraphLaunch");
+    h.correlation_id = later.next_corr++;
+    h.launch_key = key;
+    h.launch_family = kGraphFamily;
+    h.gpu_modelled = true;
+  }
+  EventStream s = later.done();
+  EXPECT_EQ(m.synthesize(s), 2u);
+  ASSERT_EQ(s.gpu.size(), 2u);
+  for (const auto& g : s.gpu) EXPECT_EQ(g.end_ns - g.start_ns, us(95)) << g.name;
+  EXPECT_EQ(s.gpu[0].name, "graph of 3 kernels (modelled)");
+  EXPECT_EQ(m.unknown_work(), 1u);
+}
+
 TEST(GpuModel, LeavesAChunkWithoutModelledCallsAlone) {
   GpuModel m = learned();
   StreamBuilder b;
