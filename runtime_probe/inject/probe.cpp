@@ -1115,16 +1115,6 @@ int initialize() {
   opt.window_calls = env_number("SYNCLINT_PROBE_WINDOW_CALLS", 200000);
   if (env_flag("SYNCLINT_PROBE_RECORD") || env_flag("SYNCLINT_PROBE_STREAM"))
     opt.record_max_calls = env_number("SYNCLINT_PROBE_RECORD_MAX", 20000);
-  const GpuRecords gpu_records = gpu_records_from(std::getenv("SYNCLINT_PROBE_GPU_RECORDS"));
-  if (gpu_records == GpuRecords::First || gpu_records == GpuRecords::Model) p.gpu_model = opt.model_gpu = true;
-  if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
-  p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
-  p.rec = std::make_unique<Recorder>(opt);
-  p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
-  p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
-  if (env_flag_default("SYNCLINT_PROBE_PYTHON_CALLS", true)) p.python->time_calls(now_ns, on_python_call);
-  if (const char* shim = std::getenv("SYNCLINT_PROBE_TORCH_OPS"); shim != nullptr) p.torch_ops_path = shim;
-  p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
   // Sampled by default: the kernel records and launch callbacks cost about 1-2 us per launch on the H200,
   // a third of the step time of a launch-bound Python loop, and periodic short stretches (100 ms in 2 s)
   // still cost a launch-bound Python loop +7% where one long stretch at the start cost nothing measurable
@@ -1142,6 +1132,18 @@ int initialize() {
   p.requests.set_past_start(env_flag_default("SYNCLINT_PROBE_REQUEST_PAST_START", true));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
+  GpuRecords gpu_records = gpu_records_from(std::getenv("SYNCLINT_PROBE_GPU_RECORDS"));
+  // Everything traced: the first stretch never ends, so its records stay on and there is nothing to model.
+  if (gpu_records == GpuRecords::First && p.sample >= 1) gpu_records = GpuRecords::All;
+  if (gpu_records == GpuRecords::First || gpu_records == GpuRecords::Model) p.gpu_model = opt.model_gpu = true;
+  if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
+  p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
+  p.rec = std::make_unique<Recorder>(opt);
+  p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
+  p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());
+  if (env_flag_default("SYNCLINT_PROBE_PYTHON_CALLS", true)) p.python->time_calls(now_ns, on_python_call);
+  if (const char* shim = std::getenv("SYNCLINT_PROBE_TORCH_OPS"); shim != nullptr) p.torch_ops_path = shim;
+  p.native = std::make_unique<NativeSites>(p.filters, p.rec->sites());
   p.record_launch_keys = opt.record_max_calls > 0;
   p.traced = true;
   p.spans.switched(true, 0);  // the first stretch holds everything from the start

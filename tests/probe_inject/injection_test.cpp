@@ -497,6 +497,12 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     EXPECT_EQ(std::strtoull(rest + 2, nullptr, 10), modelled) << r->out;
     EXPECT_GT(r->report.sites[0].predicted_saving_ms, 0.0) << r->out;
   }
+  // Everything traced (SYNCLINT_PROBE_SAMPLE=1, also under --trace): the records stay on, nothing is modelled.
+  std::string out;
+  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}}, "300", out, true);
+  ASSERT_TRUE(played) << out;
+  EXPECT_EQ(out.find("modelled GPU activities"), std::string::npos) << out;
+  EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "disable"; }), 0) << out;
 }
 
 // SYNCLINT_PROBE_SWITCH_AT_SYNC (on by default with GPU_RECORDS=first): a stretch's start and end switch the
