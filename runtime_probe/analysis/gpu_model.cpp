@@ -60,6 +60,21 @@ double GpuModel::duration_ns(std::uint64_t launch_key) const {
   return it == work_.end() ? 0 : it->second.duration.value(0);
 }
 
+double GpuModel::at(std::uint64_t ns) {
+  if (!has_origin_) {
+    origin_ = ns;
+    has_origin_ = true;
+  }
+  return static_cast<double>(static_cast<std::int64_t>(ns - origin_));
+}
+
+std::uint64_t GpuModel::ns_at(double t) const { return origin_ + static_cast<std::uint64_t>(std::llround(t)); }
+
+void GpuModel::note_ready(const StreamKey& key, double ready) {
+  auto [it, added] = ready_.try_emplace(key, ready);
+  if (!added) it->second = std::max(it->second, ready);
+}
+
 void GpuModel::learn(const EventStream& chunk) {
   if (chunk.gpu.empty()) return;
   const auto activity_of = activity_by_correlation(chunk.gpu);
@@ -67,8 +82,8 @@ void GpuModel::learn(const EventStream& chunk) {
   std::unordered_map<std::uint64_t, std::pair<double, std::size_t>> last_end;  // correlation -> (end, records)
   for (const auto& g : chunk.gpu)
     if (g.correlation_id != 0) {
-      auto& [end, records] = last_end[g.correlation_id];
-      end = std::max(end, static_cast<double>(g.end_ns));
+      auto& [end, records] = last_end.try_emplace(g.correlation_id, kNever, 0).first->second;
+      end = std::max(end, at(g.end_ns));
       ++records;
     }
   // The end of the activity before each one on its stream (records are sorted by start).
@@ -78,15 +93,15 @@ void GpuModel::learn(const EventStream& chunk) {
     const GpuActivity& g = chunk.gpu[a];
     const StreamKey key{g.device, g.stream};
     auto it = ready_.find(key);
-    double& end = last.try_emplace(key, it != ready_.end() ? it->second : 0.0).first->second;
+    double& end = last.try_emplace(key, it != ready_.end() ? it->second : kNever).first->second;
     before[a] = end;
-    end = std::max(end, static_cast<double>(g.end_ns));
+    end = std::max(end, at(g.end_ns));
   }
-  for (const auto& [key, end] : last) ready_[key] = std::max(ready_[key], end);
+  for (const auto& [key, end] : last) note_ready(key, end);
 
   std::vector<double> ends;  // every activity's end, sorted: what a waiting sync waited for
   ends.reserve(chunk.gpu.size());
-  for (const auto& g : chunk.gpu) ends.push_back(static_cast<double>(g.end_ns));
+  for (const auto& g : chunk.gpu) ends.push_back(at(g.end_ns));
   std::sort(ends.begin(), ends.end());
 
   // Work whose stream was busy when its launch call began: (the call's return, the end of the work
@@ -94,14 +109,14 @@ void GpuModel::learn(const EventStream& chunk) {
   std::vector<std::tuple<double, double, double>> queued;
   for (const HostCall& h : chunk.host) {
     if (h.gpu_modelled) continue;
-    const double start = static_cast<double>(h.start_ns), end = static_cast<double>(h.end_ns);
+    const double start = at(h.start_ns), end = at(h.end_ns);
     if (queues_work(h)) {
       auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
       if (it == activity_of.end()) continue;
       const GpuActivity& g = chunk.gpu[it->second];
       if (g.start_ns < h.start_ns) continue;
       const auto& [end_of_all, records] = last_end[h.correlation_id];
-      const double duration = end_of_all - static_cast<double>(g.start_ns);  // from its first record's start
+      const double duration = end_of_all - at(g.start_ns);  // from its first record's start
       Work& w = work_[h.launch_key];
       w.duration.add(duration);
       w.name = records > 1 && g.kind == GpuActivityKind::Kernel ? "graph of " + std::to_string(records) + " kernels" : g.name;
@@ -114,8 +129,8 @@ void GpuModel::learn(const EventStream& chunk) {
       // Queued on an idle stream: how long after its launch call returned the work started. From the
       // return, not the call's start: work starts about 1 us after its call returns on the H200, also
       // when the call took 25 us (a copy, a first launch), so a latency from the start would vary tenfold.
-      if (before[it->second] <= start) latency_.add(static_cast<double>(g.start_ns) - end);
-      else if (static_cast<double>(g.start_ns) >= before[it->second]) queued.emplace_back(end, before[it->second], g.start_ns);
+      if (before[it->second] <= start) latency_.add(at(g.start_ns) - end);
+      else if (at(g.start_ns) >= before[it->second]) queued.emplace_back(end, before[it->second], at(g.start_ns));
     } else if (h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) {
       // The GPU's last work before its return: ended inside it, it waited and returned this long after;
       // ended before it began, the sync took only its own time (5-13 us on the H200 with the launch
@@ -154,8 +169,8 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
       const double start = std::max(p.earliest, t + gap);
       t = start + (p.known ? known : unknown) * p.duration;
       if (write) {
-        gpu[p.index].start_ns = static_cast<std::uint64_t>(std::llround(start));
-        gpu[p.index].end_ns = static_cast<std::uint64_t>(std::llround(t));
+        gpu[p.index].start_ns = ns_at(start);
+        gpu[p.index].end_ns = ns_at(t);
       }
     }
     return t;
@@ -196,10 +211,10 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
     double limit = target;
     for (auto p = q.pending.rbegin(); p != q.pending.rend(); ++p) {
       GpuActivity& g = gpu[p->index];
-      if (static_cast<double>(g.end_ns) <= limit) break;
+      if (at(g.end_ns) <= limit) break;
       const double start = std::min(limit, std::max(p->launch, limit - p->duration));
-      g.start_ns = static_cast<std::uint64_t>(std::llround(start));
-      g.end_ns = static_cast<std::uint64_t>(std::llround(limit));
+      g.start_ns = ns_at(start);
+      g.end_ns = ns_at(limit);
       limit = start;
     }
     q.ready = target;
@@ -216,7 +231,7 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
     auto [it, added] = queues.try_emplace(key);
     if (added) {
       auto r = ready_.find(key);
-      it->second.ready = r != ready_.end() ? r->second : 0.0;
+      it->second.ready = r != ready_.end() ? r->second : kNever;
     }
     return it->second;
   };
@@ -230,7 +245,7 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
   const std::size_t before = chunk.gpu.size();
   for (const HostCall& h : chunk.host) {
     if (!h.gpu_modelled) continue;
-    const double start = static_cast<double>(h.start_ns), end = static_cast<double>(h.end_ns);
+    const double start = at(h.start_ns), end = at(h.end_ns);
     if (queues_work(h)) {
       const StreamKey key = stream_for(h.stream_handle);
       Queue& q = queue(key);
@@ -258,8 +273,8 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       const double earliest = std::max(start, end + latency);
       if (q.pending.empty()) q.base = q.ready;
       const double begin = std::max(earliest, q.ready + gap);
-      g.start_ns = static_cast<std::uint64_t>(std::llround(begin));
-      g.end_ns = static_cast<std::uint64_t>(std::llround(begin + duration));
+      g.start_ns = ns_at(begin);
+      g.end_ns = ns_at(begin + duration);
       g.device = key.first;
       g.stream = key.second;
       g.correlation_id = h.correlation_id;
@@ -274,7 +289,7 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       for (auto& [key, q] : queues) anchor(q, start, end);
     }
   }
-  for (const auto& [key, q] : queues) ready_[key] = std::max(ready_[key], q.ready);
+  for (const auto& [key, q] : queues) note_ready(key, q.ready);
   std::stable_sort(chunk.gpu.begin(), chunk.gpu.end(),
                    [](const GpuActivity& a, const GpuActivity& b) { return a.start_ns < b.start_ns; });
   return chunk.gpu.size() - before;

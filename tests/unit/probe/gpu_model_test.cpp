@@ -405,5 +405,44 @@ TEST(GpuModel, ManyReadsAStepModelledGiveTheRecordedEstimate) {
   }
 }
 
+// CUPTI's clock counts ns since the epoch (1.8e18 on the H200 recordings), where a double resolves only 256
+// ns: the estimates must not depend on where the clock starts. The same loop, its clock moved there, gives
+// the same report, recorded in full (the replay) and with its later steps modelled (the model and the
+// replay). Computed on the epoch's doubles, a read's modelled copy ended 14.6 us after its sync returned.
+EventStream moved(EventStream s, std::uint64_t by) {
+  for (auto& h : s.host) h.start_ns += by, h.end_ns += by;
+  for (auto& g : s.gpu) g.start_ns += by, g.end_ns += by;
+  for (auto& c : s.python_calls) c.start_ns += by, c.end_ns += by;
+  s.run_start_ns += by;
+  s.run_end_ns += by;
+  return s;
+}
+
+TEST(GpuModel, TheEstimatesDoNotDependOnWhereTheClockStarts) {
+  constexpr std::uint64_t kEpoch = 1'796'159'062'983'258'106ull;
+  Loop loop;
+  loop.kernel_us = {30, 45, 20, 60, 25, 40, 35, 50};
+  loop.reads = 4;
+  loop.read_kernel_us = 3;
+  auto [full, partial] = simulate(loop);
+  auto model = [](EventStream s) {
+    GpuModel m;
+    m.learn(s);
+    m.synthesize(s);
+    return s;
+  };
+  const std::pair<EventStream, EventStream> cases[] = {{full, moved(full, kEpoch)},
+                                                       {model(partial), model(moved(partial, kEpoch))}};
+  for (const auto& [near_zero, at_epoch] : cases) {
+    const ProbeReport a = analyse(near_zero), b = analyse(at_epoch);
+    ASSERT_EQ(a.sites.size(), 1u);
+    ASSERT_EQ(b.sites.size(), 1u);
+    EXPECT_NEAR(b.sites[0].predicted_saving_ms, a.sites[0].predicted_saving_ms, 1e-5);
+    EXPECT_NEAR(b.sites[0].wait_saving_ms, a.sites[0].wait_saving_ms, 1e-5);
+    EXPECT_NEAR(b.sites[0].gpu_idle_ms, a.sites[0].gpu_idle_ms, 1e-5);
+    EXPECT_NEAR(b.gpu_idle_ms, a.gpu_idle_ms, 1e-5);
+  }
+}
+
 }  // namespace
 }  // namespace synclint::probe

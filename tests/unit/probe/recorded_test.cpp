@@ -294,7 +294,7 @@ TEST(ProbeRecorded, TheGpuModelStandsInForRecordsThatEndedBeforeTheFirstRead) {
 // SYNCLINT_PROBE_GPU_RECORDS=model: no GPU records at all, every launch modelled with nothing learned (each
 // duration a guess until the syncs fit it). On every recording, each recurring read's estimate stays within
 // 10% of the recorded one, with its rule guess, since the syncs' timing holds what the savings rest on; the
-// GPU idle after the reads does not (+13% to +800% here; bench/results/model-check/records-free.txt).
+// GPU idle after the reads does not (-31% to +800% here; bench/results/model-check/records-free.txt).
 TEST(ProbeRecorded, TheGpuModelWithoutAnyRecordsKeepsEachReadsEstimate) {
   const auto files = recordings();
   if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
