@@ -492,8 +492,9 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     ASSERT_NE(at, std::string::npos) << r->out;
     char* rest = nullptr;
     const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
-    // every traced read modelled (a kernel and a copy each), none with a learned duration
-    EXPECT_GE(modelled, 2 * r->report.sites[0].traced_calls) << r->out;
+    // every traced read modelled (a kernel and a copy each; a read whose launch came just before its stretch
+    // began is traced without it), none with a learned duration
+    EXPECT_GE(modelled + 4, 2 * r->report.sites[0].traced_calls) << r->out;
     EXPECT_EQ(std::strtoull(rest + 2, nullptr, 10), modelled) << r->out;
     EXPECT_GT(r->report.sites[0].predicted_saving_ms, 0.0) << r->out;
   }
