@@ -10,7 +10,9 @@
 // autograd thread does beside the Python thread. FAKE_HOST_LAUNCH_US sets how long each step's launch call
 // takes between its ENTER and EXIT (default 5 us; the kernel still ends 300 us after the step began);
 // FAKE_HOST_READ_EVERY=K reads the result in every K-th step only (from the first); the other steps spend
-// the kernel's time on host work instead. With `term`, the program is killed by SIGTERM after its
+// the kernel's time on host work instead. FAKE_HOST_GRAPH=1 launches each step's work as a CUDA graph
+// (cudaGraphLaunch) of three kernels, 10-100, 110-200 and 210-300 us after the step began, whose records
+// all carry the launch's correlation id. With `term`, the program is killed by SIGTERM after its
 // steps (default action), as a job scheduler would. With `fault`, it dies of SIGSEGV after its steps.
 // Built with SYNCLINT_FAKE_HOST_TORCH (fake_cuda_torch_host, linked with LibTorch), each read runs inside
 // a LibTorch RecordFunction named aten::item, as `.item()` does, with 20 us of host work before its CUDA
@@ -76,8 +78,16 @@ __attribute__((noinline)) void train_step() {
     const char* us = std::getenv("FAKE_HOST_LAUNCH_US");
     return (us != nullptr ? std::strtoull(us, nullptr, 10) : 5) * 1'000;
   }();
-  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + launch_ns, &launch);
+  static const bool graph = std::getenv("FAKE_HOST_GRAPH") != nullptr;
   g_kernel_end = t + 300'000;
+  if (graph) {
+    static int exec = 0;  // the executable graph's handle
+    static const cudaGraphLaunch_v10000_params graph_launch{reinterpret_cast<cudaGraphExec_t>(&exec), nullptr};
+    const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, t + launch_ns, &graph_launch);
+    for (uint64_t k = 0; k < 3; ++k) g_kernel(t + 10'000 + k * 100'000, t + (k + 1) * 100'000, c);
+    return;
+  }
+  const uint32_t c = api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t + launch_ns, &launch);
   g_kernel(t + 10'000, g_kernel_end, c);
 }
 

@@ -506,6 +506,29 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
   EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "disable"; }), 0) << out;
 }
 
+// A program that launches its step as a CUDA graph (FAKE_HOST_GRAPH: three kernels per cudaGraphLaunch, all
+// with its correlation id): the model learns the graph from the first stretch and models each traced
+// launch of it later as known work; only the copies, whose records the stand-in never makes, are unknown.
+TEST_F(Injection, TheModelLearnsAGraphLaunchAndModelsItLater) {
+  use_stand_in_cupti();
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_GRAPH", "1"}});
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->report.sites.size(), 1u);
+  const SiteResult& site = r->report.sites[0];
+  EXPECT_EQ(site.calls, 1500u);
+  EXPECT_GT(site.traced_calls, 200u) << "the requested stretch traced no reads";
+  EXPECT_GE(r->records, 3u * 20) << "the first stretch's graph kernels";
+  const auto at = r->out.find("modelled GPU activities ");
+  ASSERT_NE(at, std::string::npos) << r->out;
+  char* rest = nullptr;
+  const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
+  const std::uint64_t unknown = std::strtoull(rest + 2, nullptr, 10);
+  // A graph and a copy for each read traced after the first stretch (whose steps have 3 kernel records each).
+  EXPECT_GE(modelled + 4, 2 * (site.traced_calls - r->records / 3)) << r->out;
+  EXPECT_LE(unknown, modelled / 2 + 5) << r->out;             // the copies only: the graph was learned
+  EXPECT_GT(site.predicted_saving_ms, 0.0);
+}
+
 // SYNCLINT_PROBE_SWITCH_AT_SYNC (on by default with GPU_RECORDS=first): a stretch's start and end switch the
 // launch callback on and off on the program's thread, in its next sync's ENTER callback, where it is inside
 // no launch. Here each step's launch call takes 290 us of its ~305 us: switched off by the window thread at
