@@ -262,7 +262,7 @@ ProbeReport Accumulator::finish(RunInfo run) const {
   r.gpu_idle_ms = st.gpu_idle_ns / 1e6;
   r.dropped_activity_records = st.dropped;
   if (st.baseline.started && st.events_end_ns > st.events_start_ns)
-    r.replay_error = (st.baseline.end() - st.baseline.since_origin(st.events_end_ns)) /
+    r.replay_error = (st.baseline.end() - st.baseline.clock.since_origin(st.events_end_ns)) /
                      static_cast<double>(st.events_end_ns - st.events_start_ns);
   r.windows = st.windows;
   r.run = run;

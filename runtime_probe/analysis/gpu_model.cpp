@@ -9,12 +9,23 @@
 namespace synclint::probe {
 namespace {
 
-// Each correlation id's first GPU activity (its index in `gpu`).
-std::unordered_map<std::uint64_t, std::size_t> activity_by_correlation(const std::vector<GpuActivity>& gpu) {
-  std::unordered_map<std::uint64_t, std::size_t> first;
-  for (std::size_t a = 0; a < gpu.size(); ++a)
-    if (gpu[a].correlation_id != 0) first.try_emplace(gpu[a].correlation_id, a);
-  return first;
+// The GPU work of one call: its first activity (its index in `gpu`), and, where it has several records (a
+// CUDA graph's kernels, a copy in pieces), when the last ends and how many there are.
+struct CallWork {
+  std::size_t first = 0;
+  std::uint64_t last_end_ns = 0;
+  std::size_t records = 0;
+};
+
+std::unordered_map<std::uint64_t, CallWork> activity_by_correlation(const std::vector<GpuActivity>& gpu) {
+  std::unordered_map<std::uint64_t, CallWork> work;
+  for (std::size_t a = 0; a < gpu.size(); ++a) {
+    if (gpu[a].correlation_id == 0) continue;
+    CallWork& w = work.try_emplace(gpu[a].correlation_id, CallWork{a}).first->second;
+    w.last_end_ns = std::max(w.last_end_ns, gpu[a].end_ns);
+    ++w.records;
+  }
+  return work;
 }
 
 bool queues_work(const HostCall& h) {
@@ -60,16 +71,6 @@ double GpuModel::duration_ns(std::uint64_t launch_key) const {
   return it == work_.end() ? 0 : it->second.duration.value(0);
 }
 
-double GpuModel::at(std::uint64_t ns) {
-  if (!has_origin_) {
-    origin_ = ns;
-    has_origin_ = true;
-  }
-  return static_cast<double>(static_cast<std::int64_t>(ns - origin_));
-}
-
-std::uint64_t GpuModel::ns_at(double t) const { return origin_ + static_cast<std::uint64_t>(std::llround(t)); }
-
 void GpuModel::note_ready(const StreamKey& key, double ready) {
   auto [it, added] = ready_.try_emplace(key, ready);
   if (!added) it->second = std::max(it->second, ready);
@@ -78,14 +79,6 @@ void GpuModel::note_ready(const StreamKey& key, double ready) {
 void GpuModel::learn(const EventStream& chunk) {
   if (chunk.gpu.empty()) return;
   const auto activity_of = activity_by_correlation(chunk.gpu);
-  // A call whose work has several records (a CUDA graph's kernels, a copy in pieces): the end of the last.
-  std::unordered_map<std::uint64_t, std::pair<double, std::size_t>> last_end;  // correlation -> (end, records)
-  for (const auto& g : chunk.gpu)
-    if (g.correlation_id != 0) {
-      auto& [end, records] = last_end.try_emplace(g.correlation_id, kNever, 0).first->second;
-      end = std::max(end, at(g.end_ns));
-      ++records;
-    }
   // The end of the activity before each one on its stream (records are sorted by start).
   std::vector<double> before(chunk.gpu.size(), 0);
   std::map<StreamKey, double> last;
@@ -113,13 +106,13 @@ void GpuModel::learn(const EventStream& chunk) {
     if (queues_work(h)) {
       auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
       if (it == activity_of.end()) continue;
-      const GpuActivity& g = chunk.gpu[it->second];
+      const CallWork& cw = it->second;
+      const GpuActivity& g = chunk.gpu[cw.first];
       if (g.start_ns < h.start_ns) continue;
-      const auto& [end_of_all, records] = last_end[h.correlation_id];
-      const double duration = end_of_all - at(g.start_ns);  // from its first record's start
+      const double duration = at(cw.last_end_ns) - at(g.start_ns);  // from its first record's start to its last's end
       Work& w = work_[h.launch_key];
       w.duration.add(duration);
-      w.name = records > 1 && g.kind == GpuActivityKind::Kernel ? "graph of " + std::to_string(records) + " kernels" : g.name;
+      w.name = cw.records > 1 && g.kind == GpuActivityKind::Kernel ? "graph of " + std::to_string(cw.records) + " kernels" : g.name;
       w.kind = g.kind;
       kind_duration_[static_cast<std::uint32_t>(g.kind)].add(duration);
       if (h.launch_family != 0) family_duration_[h.launch_family].add(duration);
@@ -129,8 +122,8 @@ void GpuModel::learn(const EventStream& chunk) {
       // Queued on an idle stream: how long after its launch call returned the work started. From the
       // return, not the call's start: work starts about 1 us after its call returns on the H200, also
       // when the call took 25 us (a copy, a first launch), so a latency from the start would vary tenfold.
-      if (before[it->second] <= start) latency_.add(at(g.start_ns) - end);
-      else if (at(g.start_ns) >= before[it->second]) queued.emplace_back(end, before[it->second], at(g.start_ns));
+      if (before[cw.first] <= start) latency_.add(at(g.start_ns) - end);
+      else if (at(g.start_ns) >= before[cw.first]) queued.emplace_back(end, before[cw.first], at(g.start_ns));
     } else if (h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) {
       // The GPU's last work before its return: ended inside it, it waited and returned this long after;
       // ended before it began, the sync took only its own time (5-13 us on the H200 with the launch
@@ -305,7 +298,7 @@ EventStream recording_as_modelled(const EventStream& s, std::uint64_t from_ns) {
     h.gpu_modelled = h.start_ns >= from_ns;
     auto it = h.correlation_id != 0 ? activity_of.find(h.correlation_id) : activity_of.end();
     if (it == activity_of.end()) continue;
-    const GpuActivity& g = s.gpu[it->second];
+    const GpuActivity& g = s.gpu[it->second.first];
     if (!recorded_keys) {
       h.launch_key = h.launch_family = std::hash<std::string>{}(g.name) | 1;
       h.stream_handle = 0;

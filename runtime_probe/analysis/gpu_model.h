@@ -14,13 +14,13 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "clock.h"
 #include "events.h"
 
 namespace synclint::probe {
@@ -87,13 +87,10 @@ class GpuModel {
   };
 
   StreamKey stream_for(std::uint64_t handle) const;
-  // Times as doubles in ns from the first timestamp the model saw: in ns since the epoch (about 1.8e18) a
-  // double resolves only 256 ns, and a fit over a few hundred modelled activities summed as many such
-  // roundings (a read's modelled copy ended 14.6 us after its sync had returned, on the H200 recordings).
-  double at(std::uint64_t ns);
-  std::uint64_t ns_at(double t) const;
+  double at(std::uint64_t ns) { return clock_.at(ns); }
+  std::uint64_t ns_at(double t) const { return clock_.ns_at(t); }
   void note_ready(const StreamKey& key, double ready);  // a stream's work ends no sooner than `ready`
-  static constexpr double kNever = -std::numeric_limits<double>::infinity();  // a stream with no work yet
+  static constexpr double kNever = RelativeClock::kNever;  // a stream with no work yet
   // Re-times the queue's pending activities so that the last ends at `target`, then forgets them: longer,
   // those never seen first (their durations were guesses), then all by one factor; shorter, all by one
   // factor, or, where their launches plus the learned latency already end too late, the last ones moved
@@ -108,8 +105,7 @@ class GpuModel {
   std::unordered_map<std::uint64_t, Samples> family_duration_;  // fallback: the same function, other sizes
   std::unordered_map<std::uint32_t, Samples> kind_duration_;    // last fallback: per GpuActivityKind
   std::map<StreamKey, double> ready_;                          // across chunks
-  std::uint64_t origin_ = 0;
-  bool has_origin_ = false;
+  RelativeClock clock_;  // every time of the model: in ns from the first it saw
   std::uint64_t modelled_ = 0, unknown_work_ = 0;
   FitStats fits_;
 };

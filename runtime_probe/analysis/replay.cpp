@@ -283,10 +283,10 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
     auto list = unlinked_.find(key);
     if (list == unlinked_.end()) return;
     auto& next = next_unlinked[key];
-    const double shift = s.at(s.frontier_rec) - s.frontier_rep;
+    const double shift = s.clock.at(s.frontier_rec) - s.frontier_rep;
     while (next < list->second.size() && (all || gpu_[list->second[next]].start_ns < before_ns)) {
       const std::size_t a = list->second[next++];
-      run_activity(a, s.at(gpu_[a].start_ns) - (s.started ? shift : 0.0));
+      run_activity(a, s.clock.at(gpu_[a].start_ns) - (s.started ? shift : 0.0));
     }
   };
 
@@ -296,7 +296,7 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
     const bool read_gone = removed && how == Removal::Read && (c.blocking || c.feeds_read);
     double start;
     if (!s.started) {
-      start = s.at(h.start_ns);
+      start = s.clock.at(h.start_ns);
       s.started = true;
     } else if (h.start_ns >= s.frontier_rec) {
       start = s.frontier_rep + static_cast<double>(h.start_ns - s.frontier_rec);
@@ -318,7 +318,7 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
     } else if (c.blocking && removed) {
       end = start + c.removed_overhead;
     } else if (c.blocking && c.waits_end > c.waits_begin) {
-      double waited = -std::numeric_limits<double>::infinity();
+      double waited = RelativeClock::kNever;
       for (auto w = c.waits_begin; w < c.waits_end; ++w) {
         const StreamKey& key = waits_[w];
         run_unlinked_until(key, h.start_ns, false);

@@ -6,12 +6,12 @@
 #include <compare>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/clock.h"
 #include "analysis/events.h"
 
 namespace synclint::probe::detail {
@@ -79,33 +79,22 @@ struct RecordedCarry {
 };
 
 struct StreamReplay {
-  // Replayed times can precede the origin (work queued before the first call replayed): none yet is -inf.
-  double ready = -std::numeric_limits<double>::infinity();     // replayed end of the last activity that ran on the stream
-  double last_end = -std::numeric_limits<double>::infinity();  // replayed end of the latest launched activity (what a sync waits for)
+  // Replayed times can precede the origin (work queued before the first call replayed).
+  double ready = RelativeClock::kNever;     // replayed end of the last activity that ran on the stream
+  double last_end = RelativeClock::kNever;  // replayed end of the latest launched activity (what a sync waits for)
 };
 
 // The replayed host chain and GPU streams of one scenario.
 struct Scenario {
   bool started = false;
   std::uint64_t frontier_rec = 0;  // latest recorded host-call end so far
-  double frontier_rep = 0;         // replayed end of that call (ns from `origin`, as every replayed time)
+  double frontier_rep = 0;         // replayed end of that call (ns from clock's origin, as every replayed time)
   std::uint64_t prev_start_rec = 0;
   double prev_start_rep = 0;
   std::map<StreamKey, StreamReplay> streams;
   double end() const;              // when the replayed timeline is done (host and GPU)
   bool drained() const;            // no GPU work pending past the host frontier
-  // A recorded time as a replayed one: ns from the first time replayed. CUPTI's clock counts ns since the
-  // epoch (about 1.8e18), where a double resolves only 256 ns, and the replay sums thousands of times.
-  double at(std::uint64_t ns) {
-    if (!has_origin) {
-      origin = ns;
-      has_origin = true;
-    }
-    return since_origin(ns);
-  }
-  double since_origin(std::uint64_t ns) const { return static_cast<double>(static_cast<std::int64_t>(ns - origin)); }
-  std::uint64_t origin = 0;
-  bool has_origin = false;
+  RelativeClock clock;  // recorded times as replayed ones: ns from the first time replayed
 };
 
 // What one segment adds to one site (site ids are the caller's).
