@@ -32,22 +32,25 @@
 //                            shim runtime_probe/torch_ops built against the program's own LibTorch
 //   SYNCLINT_PROBE_DEBUG=1   counters on stderr at exit, each switch of sampled tracing as it happens, and
 //                            the stack of a thread that faults (SIGSEGV, SIGBUS, SIGILL)
-//   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORDS=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
+//   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
 //   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
 //                            (bench/gpu/overhead.sh); they blind the analysis
-//   SYNCLINT_PROBE_GPU_RECORDS=first  GPU records in the first stretch only (switched on before the
-//                            program's context exists); later stretches trace launches and syncs alone, and
-//                            their GPU work is modelled from the first stretch's records (GpuModel). The
+//   SYNCLINT_PROBE_GPU_RECORDS=first (the default)  GPU records in the first stretch only (switched on before
+//                            the program's context exists); later stretches trace launches and syncs alone,
+//                            and their GPU work is modelled from the first stretch's records (GpuModel). The
 //                            first stretch then goes on until as many launches, copies and reads as
 //                            before the last new one (and 1000) brought no new kind of work or read site,
-//                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). Opt-in: on the H200 its
-//                            estimates are 20-50% low
+//                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). `all`: records in every
+//                            stretch; `model`: none, every traced launch modelled from the syncs alone
+//                            (opt-in); `0`: none and nothing modelled (a diagnostic)
 //   SYNCLINT_PROBE_SWITCH_AT_SYNC=1  a stretch's start and end switch the launch callbacks on and off on
 //                            the program's thread, in the ENTER callback of its next sync or copy (where it
 //                            is inside no launch), rather than on the window thread at any moment; after
-//                            100 ms without one, the window thread does it. On by default with
-//                            GPU_RECORDS=first: switched by the window thread, a LibTorch program's thread
-//                            lost every later callback in 8 of 24 processes under load (none of 16 so)
+//                            100 ms without one, the window thread does it. On by default with the GPU
+//                            model: switched by the window thread, a LibTorch program's thread lost every
+//                            later callback in 8 of 24 processes under load (none of 16 so)
+//   SYNCLINT_PROBE_KEEP_CALLBACKS=1  a diagnostic: the launch callbacks are switched on once and never off;
+//                            outside the stretches they return at once
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -448,7 +451,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     t_epoch = epoch;
     t_runtime_depth = 0;
   }
-  // SYNCLINT_PROBE_KEEP_CALLBACKS: a launch outside the stretches keeps only the bookkeeping of nested calls.
+  // SYNCLINT_PROBE_KEEP_CALLBACKS: a launch outside the stretches keeps only the bookkeeping of nested calls
+  // (as below), and its EXIT returns before the timestamp that the shared path takes first.
   if (e.windowed && p.keep_callbacks && !p.traced.load(std::memory_order_relaxed)) {
     const bool enter = cb->callbackSite == CUPTI_API_ENTER;
     if (runtime) {

@@ -385,6 +385,8 @@ struct RecordSwitches {
   std::size_t off_inside = 0;  // callbacks switched off while a thread was inside their call
   std::size_t callbacks_off = 0;  // runtime API callbacks switched off (with FAKE_CUPTI_LOG_CALLBACKS=1)
   std::uint64_t records = 0;
+  // With the GPU model, its debug line "modelled GPU activities N (M without a learned duration)": N, M.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> modelled;
   std::string out;
   ProbeReport report;
 };
@@ -407,6 +409,11 @@ std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const ch
     r.callbacks_off += event == "callback-off";
   }
   r.records = std::strtoull(r.out.c_str() + records_at + 12, nullptr, 10);
+  if (const auto at = r.out.find("modelled GPU activities "); at != std::string::npos) {
+    char* rest = nullptr;
+    const std::uint64_t n = std::strtoull(r.out.c_str() + at + 24, &rest, 10);
+    r.modelled.emplace(n, std::strtoull(rest + 2, nullptr, 10));
+  }
   r.report = read_report(r.out.substr(report_at + 8, r.out.find('\n', report_at) - report_at - 8));
   return r;
 }
@@ -446,11 +453,8 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
   const SiteResult& site = r->report.sites[0];
   EXPECT_GT(site.traced_calls, 200u) << "the requested stretch traced no reads";
   EXPECT_LT(r->records, site.traced_calls / 2) << "records outside the first stretch";
-  const auto at = r->out.find("modelled GPU activities ");
-  ASSERT_NE(at, std::string::npos) << r->out;
-  char* rest = nullptr;
-  const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
-  const std::uint64_t unknown = std::strtoull(rest + 2, nullptr, 10);  // " (M without a learned duration)"
+  ASSERT_TRUE(r->modelled) << r->out;
+  const auto [modelled, unknown] = *r->modelled;
   EXPECT_GT(modelled, 400u) << r->out;      // a kernel and a copy for each read of the stretch
   EXPECT_LE(unknown, modelled / 2 + 5) << r->out;  // the copies: the stand-in makes no copy records
   const double idle_us = site.gpu_idle_ms * 1e3 / static_cast<double>(site.traced_calls);
@@ -479,7 +483,7 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     EXPECT_NE(r->out.find("tracing on at"), std::string::npos) << what << ": no stretch after the first\n" << r->out;
     if (c.enables == 2) EXPECT_GE(r->enables, 2u) << what << "\n" << r->out;
     else EXPECT_EQ(r->enables, c.enables) << what << "\n" << r->out;
-    EXPECT_EQ(r->out.find("modelled GPU activities ") != std::string::npos, c.modelled) << what << "\n" << r->out;
+    EXPECT_EQ(r->modelled.has_value(), c.modelled) << what << "\n" << r->out;
     EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not first, all, model or 0; using first") != std::string::npos,
               what == "everywhere")
         << r->out;
@@ -488,14 +492,12 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     if (what != "model") continue;
     EXPECT_EQ(r->records, 0u) << r->out;
     EXPECT_EQ(r->out.find("GPU records end"), std::string::npos) << r->out;
-    const auto at = r->out.find("modelled GPU activities ");
-    ASSERT_NE(at, std::string::npos) << r->out;
-    char* rest = nullptr;
-    const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
+    ASSERT_TRUE(r->modelled) << r->out;
+    const auto [modelled, unknown] = *r->modelled;
     // every traced read modelled (a kernel and a copy each; a read whose launch came just before its stretch
     // began is traced without it), none with a learned duration
     EXPECT_GE(modelled + 4, 2 * r->report.sites[0].traced_calls) << r->out;
-    EXPECT_EQ(std::strtoull(rest + 2, nullptr, 10), modelled) << r->out;
+    EXPECT_EQ(unknown, modelled) << r->out;
     EXPECT_GT(r->report.sites[0].predicted_saving_ms, 0.0) << r->out;
   }
   // Everything traced (SYNCLINT_PROBE_SAMPLE=1, also under --trace): the records stay on, nothing is modelled.
@@ -518,11 +520,8 @@ TEST_F(Injection, TheModelLearnsAGraphLaunchAndModelsItLater) {
   EXPECT_EQ(site.calls, 1500u);
   EXPECT_GT(site.traced_calls, 200u) << "the requested stretch traced no reads";
   EXPECT_GE(r->records, 3u * 20) << "the first stretch's graph kernels";
-  const auto at = r->out.find("modelled GPU activities ");
-  ASSERT_NE(at, std::string::npos) << r->out;
-  char* rest = nullptr;
-  const std::uint64_t modelled = std::strtoull(r->out.c_str() + at + 24, &rest, 10);
-  const std::uint64_t unknown = std::strtoull(rest + 2, nullptr, 10);
+  ASSERT_TRUE(r->modelled) << r->out;
+  const auto [modelled, unknown] = *r->modelled;
   // A graph and a copy for each read traced after the first stretch (whose steps have 3 kernel records each).
   EXPECT_GE(modelled + 4, 2 * (site.traced_calls - r->records / 3)) << r->out;
   EXPECT_LE(unknown, modelled / 2 + 5) << r->out;             // the copies only: the graph was learned
@@ -593,9 +592,8 @@ TEST_F(Injection, KeepCallbacksNeverSwitchesTheLaunchCallbacks) {
     // One launch a step: those of the untraced steps returned at once, the traced ones were recorded.
     EXPECT_GE(outside + site.traced_calls, 3900u) << out;
     EXPECT_LE(outside + site.traced_calls, 4100u) << out;
-    const auto at = out.find("modelled GPU activities ");
-    ASSERT_NE(at, std::string::npos) << out;
-    EXPECT_GT(std::strtoull(out.c_str() + at + 24, nullptr, 10), 400u) << out;
+    ASSERT_TRUE(r->modelled) << out;
+    EXPECT_GT(r->modelled->first, 400u) << out;
     EXPECT_GT(site.gpu_idle_ms, 0.0);
     EXPECT_GT(site.predicted_saving_ms, 0.0);
   }
