@@ -259,8 +259,8 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
         auto f = h.launch_family != 0 ? family_duration_.find(h.launch_family) : family_duration_.end();
         auto k = kind_duration_.find(static_cast<std::uint32_t>(g.kind));
         duration = f != family_duration_.end() ? f->second.value(0)
-                   : k != kind_duration_.end() ? k->second.value(kDefaultReturnNs)
-                                               : kDefaultReturnNs;
+                   : k != kind_duration_.end() ? k->second.value(kGuessedDurationNs)
+                                               : kGuessedDurationNs;
       }
       g.name += " (modelled)";
       const double earliest = std::max(start, end + latency);

@@ -52,8 +52,11 @@ class GpuModel {
   };
   const FitStats& fit_stats() const { return fits_; }
 
-  static constexpr double kDefaultLatencyNs = 1000;   // launch call's return to start, idle stream, unlearned
-  static constexpr double kDefaultReturnNs = 2000;    // the GPU's end to a waiting sync's return
+  // Before anything is learned (no GPU records at all: SYNCLINT_PROBE_GPU_RECORDS=model), the medians the
+  // first stretch learned on the H200 (29 processes of runs 37-42: latency 1.56 us, return 3.22 us).
+  static constexpr double kDefaultLatencyNs = 1500;   // launch call's return to start, idle stream, unlearned
+  static constexpr double kDefaultReturnNs = 3200;    // the GPU's end to a waiting sync's return
+  static constexpr double kGuessedDurationNs = 2000;  // work of a kind never seen, until a sync fits it
   static constexpr double kSyncWorkNs = 1000;         // a sync's own host work when it need not wait, unlearned
   static constexpr std::size_t kSamples = 31;         // recent samples kept per quantity (medians)
   static constexpr double kMaxFactor = 1e4;           // the most a sync stretches modelled durations

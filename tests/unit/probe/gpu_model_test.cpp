@@ -19,6 +19,8 @@ using testing::StreamBuilder;
 using testing::us;
 
 constexpr std::uint64_t kKeyA = 0xA, kKeyB = 0xB, kKeyCopy = 0xC0;
+// The return latency (the GPU's end to a waiting sync's return) assumed before the model learns it, in us.
+constexpr double kReturnUs = GpuModel::kDefaultReturnNs / 1000;
 
 // A launch of `key` on the host at [t, t+2]; with a GPU record [gs, ge] unless modelled.
 HostCall& launch(StreamBuilder& b, double t, std::uint64_t key, double gs, double ge, bool modelled) {
@@ -93,14 +95,14 @@ TEST(GpuModel, ASyncThatWaitedFitsThePendingWorkToItsEnd) {
     m.synthesize(s);
     const GpuActivity *ga = activity_of(s, ca), *gb = activity_of(s, cb);
     ASSERT_TRUE(ga && gb);
-    EXPECT_EQ(gb->end_ns, us(sync_end - 2)) << sync_end;  // the default return latency before learning it
+    EXPECT_EQ(gb->end_ns, us(sync_end - kReturnUs)) << sync_end;  // the default return latency before learning it
     EXPECT_EQ(ga->start_ns, us(10004)) << sync_end;
     EXPECT_EQ(gb->start_ns, ga->end_ns) << sync_end;
     EXPECT_NEAR(static_cast<double>(gb->end_ns - gb->start_ns) / static_cast<double>(ga->end_ns - ga->start_ns), 5.0, 0.01);
-    // The 60 us learned (A then B from 10004) re-timed to end at the sync's end less 2 us: one fit, its
-    // factor counted as longer or shorter.
+    // The 60 us learned (A then B from 10004) re-timed to end at the sync's end less the return latency:
+    // one fit, its factor counted as longer or shorter.
     const GpuModel::FitStats& f = m.fit_stats();
-    const double factor = (sync_end - 2 - 10004) / 60;
+    const double factor = (sync_end - kReturnUs - 10004) / 60;
     EXPECT_EQ(f.longer, factor > 1 ? 1u : 0u) << sync_end;
     EXPECT_EQ(f.shorter, factor < 1 ? 1u : 0u) << sync_end;
     EXPECT_EQ(f.moved, 0u);
@@ -243,7 +245,7 @@ TEST(GpuModel, WorkItNeverSawTakesUpWhatASyncShowsFirst) {
   StreamBuilder b;
   const auto ca = launch(b, 10000, kKeyA, 0, 0, true).correlation_id;  // 10 us, from 10004
   const auto cx = launch(b, 10003, 0xE, 0, 0, true).correlation_id;    // never seen
-  b.sync(10006, 10100, -1).gpu_modelled = true;                        // waited until 10098
+  b.sync(10006, 10100, -1).gpu_modelled = true;                        // waited until 10100 - kReturnUs
   EventStream s = b.done();
   m.synthesize(s);
   const GpuActivity *ga = activity_of(s, ca), *gx = activity_of(s, cx);
@@ -251,7 +253,7 @@ TEST(GpuModel, WorkItNeverSawTakesUpWhatASyncShowsFirst) {
   EXPECT_EQ(ga->start_ns, us(10004));
   EXPECT_EQ(ga->end_ns, us(10014));
   EXPECT_EQ(gx->start_ns, us(10014));
-  EXPECT_EQ(gx->end_ns, us(10098));
+  EXPECT_EQ(gx->end_ns, us(10100 - kReturnUs));
 }
 
 // How long a sync takes that found the GPU done is learned from the first stretch's syncs: a later one of
