@@ -36,13 +36,14 @@ class Injection : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     setenv("SYNCLINT_PROBE_DIR", dir_.c_str(), 1);
-    for (const char* v : {"RANK", "LOCAL_RANK", "SLURM_PROCID", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "SYNCLINT_PROBE_SKIP"})
+    for (const char* v : {"RANK", "LOCAL_RANK", "SLURM_PROCID", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "SYNCLINT_PROBE_SKIP",
+                          "SYNCLINT_PROBE_GPU_RECORDS"})
       unsetenv(v);
   }
   void TearDown() override {
     unsetenv("SYNCLINT_PROBE_DIR");
     for (const char* v : {"RANK", "SYNCLINT_CUPTI_PATH", "FAKE_CUPTI_BUSY", "FAKE_CUPTI_DROPPED", "SYNCLINT_PROBE_SKIP",
-                          "SYNCLINT_PROBE_LIBRARY"})
+                          "SYNCLINT_PROBE_LIBRARY", "SYNCLINT_PROBE_GPU_RECORDS"})
       unsetenv(v);
     fs::remove_all(dir_);
   }
@@ -243,9 +244,11 @@ TEST_F(Injection, SynclintProbeRanksThePlayedLoopAndTracesItsKernelsAndBubbles) 
 }
 
 // Killed by SIGTERM mid-run (after 150 reads, GPU records dropped by CUPTI): the report is still written,
-// with every read and the dropped records counted.
+// with every read and the dropped records counted. (With the first stretch's GPU records, which the
+// setting names so that the test does not depend on the default.)
 TEST_F(Injection, APlayedLoopKilledBySigtermStillReportsItsReadsAndDroppedRecords) {
   use_stand_in_cupti();
+  setenv("SYNCLINT_PROBE_GPU_RECORDS", "first", 1);
   setenv("FAKE_CUPTI_DROPPED", "3", 1);
   std::string out;
   const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "150", "term"}, out);
@@ -473,8 +476,8 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     std::size_t enables;
     bool modelled;
   };
-  for (const Case& c : {Case{nullptr, 1, true}, Case{"all", 2, false}, Case{"model", 0, true}, Case{"0", 0, false},
-                        Case{"everywhere", 1, true}}) {
+  for (const Case& c : {Case{nullptr, 1, true}, Case{"first", 1, true}, Case{"all", 2, false}, Case{"model", 0, true},
+                        Case{"0", 0, false}, Case{"everywhere", 1, true}}) {
     std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
     if (c.value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", c.value);
     const auto r = play_record_setting(env);
@@ -513,7 +516,8 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
 // launch of it later as known work; only the copies, whose records the stand-in never makes, are unknown.
 TEST_F(Injection, TheModelLearnsAGraphLaunchAndModelsItLater) {
   use_stand_in_cupti();
-  const auto r = play_record_setting({{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_GRAPH", "1"}});
+  const auto r = play_record_setting(
+      {{"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_GRAPH", "1"}});
   ASSERT_TRUE(r);
   ASSERT_EQ(r->report.sites.size(), 1u);
   const SiteResult& site = r->report.sites[0];
@@ -644,8 +648,10 @@ TEST_F(Injection, GpuRecordKindsPicksTheActivityKindsTheStretchesSwitch) {
   use_stand_in_cupti();
   const auto switched_on = [&](const char* kinds, std::string& out) {
     // stderr too, where the probe reports a bad setting
-    const auto played = play_logged({{"SYNCLINT_PROBE_GPU_RECORD_KINDS", kinds}, {"FAKE_CUPTI_LOG_ALL_KINDS", "1"}}, "50",
-                                    out, true);
+    const auto played = play_logged({{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
+                                     {"SYNCLINT_PROBE_GPU_RECORD_KINDS", kinds},
+                                     {"FAKE_CUPTI_LOG_ALL_KINDS", "1"}},
+                                    "50", out, true);
     EXPECT_TRUE(played) << out;
     std::set<std::string> on;
     for (const auto& [event, at] : played.value_or(decltype(played)::value_type{}))
@@ -662,11 +668,13 @@ TEST_F(Injection, GpuRecordKindsPicksTheActivityKindsTheStretchesSwitch) {
 }
 
 // The same from Python (ctypes, the GIL released in the calls), ending in an uncaught exception: the
-// report is written at the interpreter's exit and names the Python line of the read's call.
+// report is written at the interpreter's exit and names the Python line of the read's call; the GPU idle
+// after it comes from the first stretch's GPU records.
 TEST_F(Injection, APythonLoopEndingInAnUncaughtExceptionStillReportsItsReads) {
   const std::string python = find_on_path("python3");
   ASSERT_FALSE(python.empty()) << "python3 is needed for this test";
   setenv("SYNCLINT_CUPTI_PATH", FAKE_CUPTI, 1);
+  setenv("SYNCLINT_PROBE_GPU_RECORDS", "first", 1);
   const std::string script = std::string(PROBE_TEST_DATA) + "/fake_train.py";
   std::string out;
   EXPECT_FALSE(run_capture({python, script, PROBE_LIBRARY, FAKE_CUPTI, "60"}, out));  // exit status 1
