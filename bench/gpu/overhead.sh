@@ -16,6 +16,9 @@
 #                                               # torchops-debug: the same with SYNCLINT_PROBE_DEBUG=1 (switch logs)
 #   PIN=2-5 bench/gpu/overhead.sh               # every process on the same CPUs (taskset -c): a launch-bound
 #                                               # loop then does not move between cores of unequal speed
+#   ORDER=fixed bench/gpu/overhead.sh           # the variants in the order given in every round; by default
+#                                               # (rotate) round r starts with the r-th variant, so that no
+#                                               # variant always runs right after the same other one
 #
 # Output: $OUT/overhead.tsv (variant, lang, batch, round, ms/step of each rep, user s, sys s; read by
 # overhead_phases.py for the cost over the course of each run) and the
@@ -27,6 +30,9 @@ OUT="${OUT:-$root/bench/results/local-overhead}"
 ROUNDS="${ROUNDS:-2}" STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
 BATCHES="${BATCHES:-128}" LANGS="${LANGS:-py}" BENCH="${BENCH:-cnn}"
 VARIANTS="${VARIANTS:-unprobed default full nodriver nolaunch nogpu syncsonly rtrecords}"
+ORDER="${ORDER:-rotate}"
+[[ $ORDER == rotate || $ORDER == fixed ]] || { echo "overhead: ORDER=$ORDER is not rotate or fixed" >&2; exit 2; }
+read -ra variants <<<"$VARIANTS"
 deadline=$((SECONDS + ${TIME_BUDGET_S:-100000}))
 mkdir -p "$OUT/runs"
 
@@ -70,9 +76,12 @@ variant_env() {
 
 printf 'variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s\n' >"$OUT/overhead.tsv"
 for ((r = 1; r <= ROUNDS; r++)); do
+  shift_by=0
+  [[ $ORDER == rotate ]] && shift_by=$(((r - 1) % ${#variants[@]}))
+  round_variants=("${variants[@]:shift_by}" "${variants[@]:0:shift_by}")
   for b in $BATCHES; do
     for lang in $LANGS; do
-      for v in $VARIANTS; do
+      for v in "${round_variants[@]}"; do
         ((SECONDS < deadline)) || { echo "overhead: time budget spent, skipping the rest" >&2; break 4; }
         name="$lang-$v-$b-r$r"
         if [[ $BENCH == launch ]]; then
