@@ -20,7 +20,7 @@ using nlohmann::json;
 ojson run_to_json(const RunInfo& r) {
   return {{"command", r.command}, {"cwd", r.cwd},           {"hostname", r.hostname},
           {"pid", r.pid},         {"rank", r.rank},         {"gpu_name", r.gpu_name},
-          {"wall_ms", r.wall_ms}, {"status", r.status}};
+          {"wall_ms", r.wall_ms}, {"status", r.status},     {"gpu_records", r.gpu_records}};
 }
 
 template <typename T>
@@ -39,6 +39,7 @@ RunInfo run_from_json(const json& j, const std::string& where) {
   r.gpu_name = field(j, "gpu_name", std::string(), where);
   r.wall_ms = field(j, "wall_ms", 0.0, where);
   r.status = field(j, "status", std::string("ok"), where);
+  r.gpu_records = field(j, "gpu_records", std::string(), where);
   return r;
 }
 
@@ -220,6 +221,11 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
   out.run.pid = first->run.pid;
   out.run.rank = first->run.rank;
   out.run.gpu_name = first->run.gpu_name;
+  // The processes' common GPU records setting; "mixed" when they differ (a report without it counts as
+  // unknown, not as a difference).
+  for (const auto& run : out.runs)
+    if (!run.gpu_records.empty() && run.gpu_records != out.run.gpu_records)
+      out.run.gpu_records = out.run.gpu_records.empty() ? run.gpu_records : "mixed";
   if (ok == reports.size()) out.run.status = "ok";
   else if (ok == 0) out.run.status = first_problem;
   else out.run.status = "partial: " + std::to_string(reports.size() - ok) + " of " + std::to_string(reports.size()) +
@@ -276,9 +282,16 @@ std::string format_table(const ProbeReport& r, std::size_t max_rows) {
   if (r.dropped_activity_records)
     out += "warning: " + std::to_string(r.dropped_activity_records) +
            " GPU activity records were dropped; GPU idle times and savings are incomplete\n";
+  // Without GPU records nothing is measured on the GPU: the GPU idle column is the model's, fitted to the
+  // syncs (off by up to half on the H200 recordings, docs/probe.md, "Without any records").
+  const bool records_free = r.run.gpu_records == "model";
+  if (records_free)
+    out += "note: no GPU activity records (SYNCLINT_PROBE_GPU_RECORDS=model): every GPU activity is modelled "
+           "from the syncs, so GPU idle times are estimates; SYNCLINT_PROBE_GPU_RECORDS=first measures the "
+           "GPU in the first stretch\n";
   // Work first queued after the first stretch has no duration of its own in the GPU model: on the H200
   // recordings, norms estimates resting on such work came out 31-60% low (docs/probe.md).
-  if (r.modelled_without_duration * 10 > r.modelled_gpu_activities && r.modelled_without_duration > 0)
+  if (!records_free && r.modelled_without_duration * 10 > r.modelled_gpu_activities && r.modelled_without_duration > 0)
     out += "warning: " + std::to_string(r.modelled_without_duration) + " of " + std::to_string(r.modelled_gpu_activities) +
            " modelled GPU activities had no duration learned in the first stretch; GPU idle times and savings "
            "are less certain\n";

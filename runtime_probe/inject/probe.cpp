@@ -996,6 +996,17 @@ GpuRecords gpu_records_from(const char* v) {
   return GpuRecords::First;
 }
 
+// The setting's name in the report (RunInfo::gpu_records).
+const char* gpu_records_name(GpuRecords g) {
+  switch (g) {
+    case GpuRecords::First: return "first";
+    case GpuRecords::All: return "all";
+    case GpuRecords::Model: return "model";
+    case GpuRecords::None: return "none";
+  }
+  return "";
+}
+
 constexpr std::pair<std::string_view, CUpti_ActivityKind> kActivityKinds[] = {
     {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
     {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
@@ -1141,6 +1152,7 @@ int initialize() {
   if (gpu_records == GpuRecords::First && p.sample >= 1) gpu_records = GpuRecords::All;
   if (gpu_records == GpuRecords::First || gpu_records == GpuRecords::Model) p.gpu_model = opt.model_gpu = true;
   if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
+  p.run.gpu_records = gpu_records_name(gpu_records);
   p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));

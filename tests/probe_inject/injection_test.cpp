@@ -475,9 +475,10 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     const char* value;  // nullptr: unset
     std::size_t enables;
     bool modelled;
+    const char* reported;  // the report's run.gpu_records
   };
-  for (const Case& c : {Case{nullptr, 1, true}, Case{"first", 1, true}, Case{"all", 2, false}, Case{"model", 0, true},
-                        Case{"0", 0, false}, Case{"everywhere", 1, true}}) {
+  for (const Case& c : {Case{nullptr, 1, true, "first"}, Case{"first", 1, true, "first"}, Case{"all", 2, false, "all"},
+                        Case{"model", 0, true, "model"}, Case{"0", 0, false, "none"}, Case{"everywhere", 1, true, "first"}}) {
     std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
     if (c.value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", c.value);
     const auto r = play_record_setting(env);
@@ -492,6 +493,7 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
         << r->out;
     ASSERT_EQ(r->report.sites.size(), 1u) << what;
     EXPECT_EQ(r->report.sites[0].calls, 1500u) << what;
+    EXPECT_EQ(r->report.run.gpu_records, c.reported) << what;
     if (what != "model") continue;
     EXPECT_EQ(r->records, 0u) << r->out;
     EXPECT_EQ(r->out.find("GPU records end"), std::string::npos) << r->out;
@@ -509,6 +511,9 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
   ASSERT_TRUE(played) << out;
   EXPECT_EQ(out.find("modelled GPU activities"), std::string::npos) << out;
   EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "disable"; }), 0) << out;
+  const auto report_at = out.find(" report ");
+  ASSERT_NE(report_at, std::string::npos) << out;
+  EXPECT_EQ(read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8)).run.gpu_records, "all");
 }
 
 // A program that launches its step as a CUDA graph (FAKE_HOST_GRAPH: three kernels per cudaGraphLaunch, all

@@ -274,6 +274,43 @@ TEST(ProbeReportIo, ModelledGpuWorkIsCountedAndWarnedAboutWhenMuchOfItWasNeverSe
   EXPECT_EQ(format_table(sample_report(0, 6)).find("modelled"), std::string::npos);  // none modelled: nothing said
 }
 
+// Each process's GPU records setting (run.gpu_records) round-trips; the merge keeps the common one, "mixed"
+// when processes differ, and a report without it (written before the field) counts as unknown. Without
+// records the table says that the GPU idle column is modelled, instead of warning about durations the
+// first stretch never learned (it learned none, by design).
+ProbeReport with_records(std::int32_t rank, const char* setting) {
+  ProbeReport r = sample_report(rank, 5);
+  r.run.gpu_records = setting;
+  r.runs = {r.run};
+  r.modelled_gpu_activities = 1000;
+  r.modelled_without_duration = std::string(setting) == "model" ? 1000 : 300;
+  return r;
+}
+
+TEST(ProbeReportIo, TheGpuRecordsSettingIsKeptMergedAndNamedInTheTable) {
+  const ProbeReport model = with_records(0, "model"), first = with_records(1, "first");
+  EXPECT_EQ(parse_report(report_to_json(model)).run.gpu_records, "model");
+  EXPECT_EQ(parse_report(report_to_json(sample_report(0, 5))).run.gpu_records, "");
+  EXPECT_EQ(merge({model, with_records(1, "model")}).run.gpu_records, "model");
+  EXPECT_EQ(merge({model, first}).run.gpu_records, "mixed");
+  EXPECT_EQ(merge({model, first, with_records(2, "all")}).run.gpu_records, "mixed");
+  EXPECT_EQ(merge({sample_report(0, 5), first}).run.gpu_records, "first");
+  const ProbeReport merged_model = merge({model, with_records(1, "model")});
+  EXPECT_EQ(merged_model.runs[1].gpu_records, "model");
+
+  const std::string records_free = format_table(model);
+  EXPECT_NE(records_free.find("note: no GPU activity records (SYNCLINT_PROBE_GPU_RECORDS=model)"), std::string::npos)
+      << records_free;
+  EXPECT_EQ(records_free.find("had no duration learned"), std::string::npos) << records_free;
+  const std::string learned = format_table(first);
+  EXPECT_EQ(learned.find("no GPU activity records"), std::string::npos) << learned;
+  EXPECT_NE(learned.find("warning: 300 of 1000 modelled GPU activities had no duration learned"), std::string::npos)
+      << learned;
+  const std::string mixed = format_table(merge({model, first}));
+  EXPECT_EQ(mixed.find("no GPU activity records"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("warning: 1300 of 2000 modelled GPU activities"), std::string::npos) << mixed;
+}
+
 TEST(ProbeTrace, WritesValidTraceEventJsonWithNamedTracksAndBubbles) {
   std::ostringstream out;
   {
