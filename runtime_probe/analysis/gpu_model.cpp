@@ -154,13 +154,14 @@ GpuModel::StreamKey GpuModel::stream_for(std::uint64_t handle) const {
 
 void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu) {
   if (q.pending.empty()) return;
-  // The pending work re-timed with the learned durations scaled by `known` and those of work never seen
-  // by `unknown`, each activity starting no sooner than its launch allows; returns when the last ends.
-  auto simulate = [&](double known, double unknown, bool write) {
+  // The pending work re-timed with the learned durations scaled by `known`, those of kernels (and graphs)
+  // never seen by `unknown` and those of copies and memsets never seen by `copies`, each activity starting
+  // no sooner than its launch allows; returns when the last ends.
+  auto simulate = [&](double known, double unknown, double copies, bool write) {
     double t = q.base;
     for (const Pending& p : q.pending) {
       const double start = std::max(p.earliest, t + gap);
-      t = start + (p.known ? known : unknown) * p.duration;
+      t = start + (p.known ? known : p.copy ? copies : unknown) * p.duration;
       if (write) {
         gpu[p.index].start_ns = ns_at(start);
         gpu[p.index].end_ns = ns_at(t);
@@ -176,24 +177,33 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
     }
     return hi;
   };
-  const bool any_unknown = std::any_of(q.pending.begin(), q.pending.end(), [](const Pending& p) { return !p.known; });
+  auto any = [&](auto pred) { return std::any_of(q.pending.begin(), q.pending.end(), pred); };
+  const bool unseen_kernels = any([](const Pending& p) { return !p.known && !p.copy; });
+  const bool unseen_copies = any([](const Pending& p) { return !p.known && p.copy; });
   if (q.ready < target) {
     // The work took longer than modelled. Work never seen had only a guessed duration: it takes the
-    // difference first; then every learned duration stretches by one factor.
-    double unknown = 1;
-    if (any_unknown)
-      unknown = simulate(1, kMaxFactor, false) >= target ? solve(1, kMaxFactor, [&](double f) { return simulate(1, f, false); })
-                                                         : kMaxFactor;
-    const double known = simulate(1, unknown, false) >= target
+    // difference first, kernels before copies (a read's copy of a scalar takes a few us: without any GPU
+    // records, a GPU-bound loop of one kernel a step had its reads' copies stretched to half the step,
+    // and their savings estimated 12 times too high); then every learned duration stretches by one factor.
+    double unknown = 1, copies = 1;
+    if (unseen_kernels)
+      unknown = simulate(1, kMaxFactor, 1, false) >= target
+                    ? solve(1, kMaxFactor, [&](double f) { return simulate(1, f, 1, false); })
+                    : kMaxFactor;
+    if (unseen_copies && simulate(1, unknown, 1, false) < target)
+      copies = simulate(1, unknown, kMaxFactor, false) >= target
+                   ? solve(1, kMaxFactor, [&](double f) { return simulate(1, unknown, f, false); })
+                   : kMaxFactor;
+    const double known = simulate(1, unknown, copies, false) >= target
                              ? 1
-                             : solve(1, kMaxFactor, [&](double f) { return simulate(f, unknown, false); });
-    q.ready = simulate(known, unknown, true);
+                             : solve(1, kMaxFactor, [&](double f) { return simulate(f, unknown, copies, false); });
+    q.ready = simulate(known, unknown, copies, true);
     ++fits_.longer;
     fits_.log_longer += std::log(known);
-  } else if (q.ready > target && simulate(0, 0, false) < target) {
+  } else if (q.ready > target && simulate(0, 0, 0, false) < target) {
     // The work took less time than modelled: one factor for every duration.
-    const double f = solve(0, 1, [&](double x) { return simulate(x, x, false); });
-    q.ready = simulate(f, f, true);
+    const double f = solve(0, 1, [&](double x) { return simulate(x, x, x, false); });
+    q.ready = simulate(f, f, f, true);
     ++fits_.shorter;
     fits_.log_shorter += std::log(std::max(f, 1e-9));
   } else if (q.ready > target) {
@@ -271,7 +281,8 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       g.device = key.first;
       g.stream = key.second;
       g.correlation_id = h.correlation_id;
-      q.pending.push_back({chunk.gpu.size(), start, earliest, duration, known});
+      q.pending.push_back({chunk.gpu.size(), start, earliest, duration, known,
+                           g.kind == GpuActivityKind::Memcpy || g.kind == GpuActivityKind::Memset});
       q.ready = begin + duration;
       chunk.gpu.push_back(std::move(g));
       ++modelled_;

@@ -82,6 +82,7 @@ class GpuModel {
     double earliest;    // its launch call's return + latency
     double duration;
     bool known;  // its launch key was learned (else its duration is its family's or its kind's)
+    bool copy;   // a copy or a memset: never seen, it keeps its guess while unseen kernels can take the time
   };
   struct Queue {
     double ready = 0;  // when the last modelled activity ends
@@ -95,7 +96,9 @@ class GpuModel {
   void note_ready(const StreamKey& key, double ready);  // a stream's work ends no sooner than `ready`
   static constexpr double kNever = RelativeClock::kNever;  // a stream with no work yet
   // Re-times the queue's pending activities so that the last ends at `target`, then forgets them: longer,
-  // those never seen first (their durations were guesses), then all by one factor; shorter, all by one
+  // those never seen first (their durations were guesses: kernels and graphs, then copies and memsets,
+  // since a read's device-to-host copy of a scalar takes a few us however long the kernel before it ran),
+  // then all by one factor; shorter, all by one
   // factor, or, where their launches plus the learned latency already end too late, the last ones moved
   // earlier as far as their launch calls allow (and shortened if need be).
   void fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu);
