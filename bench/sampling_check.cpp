@@ -3,8 +3,9 @@
 // traced stretch of LEN_MS starting at each given offset (the stretch's calls and GPU records analysed,
 // the blocking calls outside it only counted), and prints, per site, the estimate of the whole recording
 // beside the sampled estimate as the probe reports it (add_untraced) and as plain per-call scaling gives it.
+// An offset "A+B+..." is one run with a stretch at each (the probe's first stretch and requested ones).
 //
-//   sampling_check STREAM.json[.gz, decompressed first] LEN_MS OFFSET_MS...
+//   sampling_check STREAM.json[.gz, decompressed first] LEN_MS OFFSET_MS[+OFFSET_MS...]...
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -33,29 +34,44 @@ int main(int argc, char** argv) {
     const ProbeReport whole = analyze(s);
     std::printf("%-28s %9s %10s | %8s %7s %10s %8s %10s %8s\n", "site", "calls", "whole ms", "offset", "traced", "sampled", "error", "per call", "error");
     for (int a = 3; a < argc; ++a) {
-      const std::uint64_t from = s.run_start_ns + static_cast<std::uint64_t>(std::atof(argv[a]) * 1e6);
-      const std::uint64_t to = from + static_cast<std::uint64_t>(len_ns);
+      // One or more stretches, "0+1250": each LEN_MS long, in one run (as the probe's first stretch and a
+      // requested one), analysed as one window, the gaps between them excluded.
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+      for (std::string rest = argv[a]; !rest.empty();) {
+        const std::size_t plus = rest.find('+');
+        const std::uint64_t from = s.run_start_ns + static_cast<std::uint64_t>(std::atof(rest.substr(0, plus).c_str()) * 1e6);
+        spans.emplace_back(from, from + static_cast<std::uint64_t>(len_ns));
+        rest = plus == std::string::npos ? "" : rest.substr(plus + 1);
+      }
+      std::sort(spans.begin(), spans.end());
+      auto inside = [&](std::uint64_t t) {
+        return std::any_of(spans.begin(), spans.end(), [&](const auto& sp) { return t >= sp.first && t < sp.second; });
+      };
       EventStream traced, untraced;
       traced.sites = untraced.sites = s.sites;
-      traced.run_start_ns = from;
-      traced.run_end_ns = to;
+      traced.run_start_ns = spans.front().first;
+      traced.run_end_ns = spans.back().second;
       for (const auto& h : s.host) {
-        if (h.start_ns >= from && h.start_ns < to) traced.host.push_back(h);
+        if (inside(h.start_ns)) traced.host.push_back(h);
         else if (detail::is_blocking(h.kind)) untraced.host.push_back(h);
       }
       for (const auto& g : s.gpu)
-        if (g.start_ns >= from && g.start_ns < to) traced.gpu.push_back(g);
+        if (inside(g.start_ns)) traced.gpu.push_back(g);
       for (const auto& c : s.python_calls)
-        if (c.start_ns >= from && c.start_ns < to) traced.python_calls.push_back(c);
+        if (inside(c.start_ns)) traced.python_calls.push_back(c);
       Accumulator acc;
-      if (from > s.run_start_ns) acc.exclude(s.run_start_ns, from);
+      std::uint64_t last = s.run_start_ns;
+      for (const auto& [from, to] : spans) {
+        if (from > last) acc.exclude(last, from);
+        last = std::max(last, to);
+      }
       acc.consume(traced);
-      acc.exclude(to, std::max(to, s.run_end_ns));
+      acc.exclude(last, std::max(last, s.run_end_ns));
       const ProbeReport t = acc.finish({});
       UntracedCalls u;
       u.add(untraced);
       ProbeReport r = t;
-      add_untraced(r, u, len_ns, static_cast<double>(s.run_end_ns - s.run_start_ns));
+      add_untraced(r, u, len_ns * static_cast<double>(spans.size()), static_cast<double>(s.run_end_ns - s.run_start_ns));
       for (const auto& w : whole.sites) {
         if (w.calls < 50) continue;  // the recurring sites
         const SiteResult* sr = find(r, w.site);

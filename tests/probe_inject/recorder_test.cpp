@@ -155,9 +155,12 @@ TEST(Recorder, NothingRecordedUnlessAsked) {
   EXPECT_FALSE(truncated);
 }
 
-// Times in us. A read (kernel 1000 us, sync waiting for it) at t=0, traced; with `untraced`, tracing goes
-// off at 2000 us, the same read is seen twice while off (blocking calls only), and tracing is on again at
-// 8000 us; a last launch at 8500 us either way.
+// Times in us. A read (kernel 1000 us, sync waiting for it) at t=0, traced, then host work until 2505 us
+// (a launch at 1500, another at 2500), so that the host is the critical path at the stretch's end; with
+// `untraced`, tracing goes off at 3000 us, the same read is seen twice while off (blocking calls only),
+// tracing is on again at 8000 us and a last launch comes at 8500 us. Nothing is known of the untraced span,
+// so the read's saving is the lead it had at the span's start: the unsampled run, without the span and
+// the last launch, ends there.
 ProbeReport sampled_run(bool untraced) {
   Recorder rec({});
   const auto launch = rec.add_api("cudaLaunchKernel");
@@ -171,16 +174,17 @@ ProbeReport sampled_run(bool untraced) {
   rec.add_gpu(g, 2);
   rec.add_call(call(us(20), us(1015), 0, sync, HostCallKind::StreamSynchronize, site));
   rec.add_call(call(us(1500), us(1505), 2, launch, HostCallKind::Launch));
+  rec.add_call(call(us(2500), us(2505), 0, launch, HostCallKind::Launch));
   if (untraced) {
-    rec.tracing_switched(false, us(2000));
-    for (std::uint64_t t : {3000, 5000}) {
+    rec.tracing_switched(false, us(3000));
+    for (std::uint64_t t : {4000, 5000}) {
       RawCall c = call(us(t), us(t + 900), 0, sync, HostCallKind::StreamSynchronize, site);
       c.traced = false;
       rec.add_call(c);
     }
     rec.tracing_switched(true, us(8000));
+    rec.add_call(call(us(8500), us(8505), 3, launch, HostCallKind::Launch));
   }
-  rec.add_call(call(us(8500), us(8505), 3, launch, HostCallKind::Launch));
   rec.consume(rec.take_window(0, true));
   return rec.finish({});
 }
@@ -191,7 +195,7 @@ TEST(Recorder, UntracedCallsAreCountedAndScaleTheTracedOnes) {
   EXPECT_EQ(r.sites[0].calls, 3u);
   EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.995 + 2 * 0.9, 1e-9);
   EXPECT_EQ(r.syncs, 3u);
-  EXPECT_NEAR(r.sampled_fraction, 1.0 - 6000.0 / 8505.0, 1e-9);  // the run ends with its last call
+  EXPECT_NEAR(r.sampled_fraction, 1.0 - 5000.0 / 8505.0, 1e-9);  // the run ends with its last call
   // GPU idle and savings come from the one traced call, scaled to three: what grows with the waiting by
   // host-blocked time (2.795 ms in all / 0.995 traced), the rest per call.
   const ProbeReport o = sampled_run(false);

@@ -615,5 +615,55 @@ TEST(ProbeSampling, AnUntracedStretchIsNotAnIdleGap) {
   EXPECT_NEAR(sampled.finish({}).gpu_idle_ms, 0.0, kEps);
 }
 
+// A GPU-bound loop (a 300 us kernel a step, launched 5 us after the last read returned, then its read: a
+// 4-byte copy and a sync that waits for the kernel), steps [from, to) of it.
+EventStream gpu_bound_steps(int from, int to) {
+  StreamBuilder b;
+  const std::int32_t site = b.site("train.py", 42);
+  for (int i = from; i < to; ++i) {
+    const double t = 320.0 * i;
+    b.kernel(t, 5, t + 10, t + 310);
+    b.copy_d2h(t + 6, 3, t + 310, t + 312, site);
+    b.sync(t + 10, t + 315, site);
+  }
+  return b.done();
+}
+
+// Two stretches of that loop traced, the steps between them untraced: the what-if of the removed reads,
+// its host far ahead of the GPU's backlog, must not carry that lead across the untraced span, where the
+// traced stream has neither calls nor GPU work, and claim the span. The two stretches in one accumulator
+// give what each gives alone (before, 8 times as much: the lead ran the backlog in the span's host time).
+TEST(ProbeSampling, AWhatIfAheadOfTheBaselineCarriesNoLeadAcrossAnUntracedSpan) {
+  EventStream both = gpu_bound_steps(0, 100);
+  const EventStream later = gpu_bound_steps(400, 500);
+  both.host.insert(both.host.end(), later.host.begin(), later.host.end());
+  both.gpu.insert(both.gpu.end(), later.gpu.begin(), later.gpu.end());
+  both.run_end_ns = later.run_end_ns;
+  Accumulator sampled;
+  sampled.exclude(testing::us(320.0 * 100), testing::us(320.0 * 400));
+  sampled.consume(both);
+  const ProbeReport r = sampled.finish({});
+  const ProbeReport first = analyze(gpu_bound_steps(0, 100)), second = analyze(later);
+  ASSERT_EQ(r.sites.size(), 1u);
+  ASSERT_EQ(first.sites.size(), 1u);
+  ASSERT_EQ(second.sites.size(), 1u);
+  const double alone = first.sites[0].predicted_saving_ms + second.sites[0].predicted_saving_ms;
+  ASSERT_GT(alone, 0.0);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, alone, 0.01 * alone);
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, first.sites[0].wait_saving_ms + second.sites[0].wait_saving_ms, 0.01 * alone);
+  // Split into windows anywhere, the same.
+  Accumulator windows;
+  windows.exclude(testing::us(320.0 * 100), testing::us(320.0 * 400));
+  const std::uint64_t cut = testing::us(320.0 * 50 + 100);
+  EventStream a = both, c = both;
+  std::erase_if(a.host, [&](const HostCall& h) { return h.start_ns >= cut; });
+  std::erase_if(a.gpu, [&](const GpuActivity& g) { return g.start_ns >= cut; });
+  std::erase_if(c.host, [&](const HostCall& h) { return h.start_ns < cut; });
+  std::erase_if(c.gpu, [&](const GpuActivity& g) { return g.start_ns < cut; });
+  windows.consume(a);
+  windows.consume(c);
+  EXPECT_NEAR(windows.finish({}).sites[0].predicted_saving_ms, r.sites[0].predicted_saving_ms, 1e-6);
+}
+
 }  // namespace
 }  // namespace synclint::probe
