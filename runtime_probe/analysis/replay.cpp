@@ -189,6 +189,7 @@ void Segment::prepare(RecordedCarry& carry) {
       if (waited_until > 0) {
         c.kept_overhead = std::min(duration, c.removed_overhead);
         c.wake = waited_until < h.end_ns ? static_cast<double>(h.end_ns - waited_until) : 0.0;
+        c.descheduled = std::max(0.0, c.wake - kMaxWakeNs);
       } else {
         c.kept_overhead = duration;
         c.wake = c.removed_overhead;
@@ -197,10 +198,10 @@ void Segment::prepare(RecordedCarry& carry) {
         auto& d = deltas_[h.site >= 0 ? h.site : -1];
         ++d.calls;
         d.blocked_ns += duration;
-        d.wait_bound_ns += std::max(0.0, duration - c.removed_overhead);
+        d.wait_bound_ns += std::max(0.0, duration - c.removed_overhead - c.descheduled);
         const double python = static_cast<double>(h.py_before_ns + h.py_after_ns);
         d.python_ns += python;
-        d.read_bound_ns += duration + python;
+        d.read_bound_ns += duration - c.descheduled + python;
         ++d.apis[h.api];
         auto prev = previous_on_thread.find(h.thread);
         auto prev_copy = previous_copy_on_thread.find(h.thread);
@@ -314,9 +315,9 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
     }
     double end;
     if (read_gone) {
-      end = start;
+      end = start + c.descheduled;
     } else if (c.blocking && removed) {
-      end = start + c.removed_overhead;
+      end = start + c.removed_overhead + c.descheduled;
     } else if (c.blocking && c.waits_end > c.waits_begin) {
       double waited = RelativeClock::kNever;
       for (auto w = c.waits_begin; w < c.waits_end; ++w) {

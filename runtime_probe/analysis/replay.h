@@ -24,6 +24,11 @@ inline constexpr std::uint64_t kSpanToleranceNs = 2000;
 // Non-waiting cost of a sync when none was observed to take less: the measured floor of a scalar
 // D2H copy + stream sync on an idle H200 is 3-4 us (docs/probe.md).
 inline constexpr double kDefaultSyncOverheadNs = 4000;
+// A sync that returned longer than this after the GPU work it waited for had ended was descheduled (an
+// overloaded host: a spinning or blocking sync wakes within a few us of the GPU, 3 us on the H200, and a
+// preemption lasts a millisecond or more). The time beyond it is host time that the program loses with or
+// without the sync: removing the sync does not remove it.
+inline constexpr double kMaxWakeNs = 200'000;
 
 struct StreamKey {
   std::uint32_t device = 0;
@@ -134,6 +139,7 @@ class Segment {
     std::int64_t first_act = -1, last_act = -1;  // linked GPU activities (a list through Act::next)
     std::uint32_t waits_begin = 0, waits_end = 0;  // streams a sync waits for: waits_[begin, end)
     double kept_overhead = 0, removed_overhead = 0, wake = 0;
+    double descheduled = 0;  // the wake-up beyond kMaxWakeNs: stays when the call is removed
   };
   struct Act {
     StreamKey key;

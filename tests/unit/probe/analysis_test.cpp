@@ -75,6 +75,26 @@ TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
   EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 1.000, kEps);
 }
 
+// The same read on an overloaded host: the thread is descheduled inside the sync and returns 5 ms after
+// the GPU was done, not 3 us. Those 5 ms are the host's lot with or without the sync (a preemption lasts a
+// millisecond or more, a wake-up a few us), so removing the read saves the copy call, the wait and the
+// longest wake-up, not the rest of the late return (before: 6.000 ms, the whole late return as saving).
+TEST(ProbeAnalysis, ASyncDescheduledPastTheGpuKeepsThatTimeWhenRemoved) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42);
+  b.kernel(0, 5, 10, 1010);
+  b.copy_d2h(10, 5, 1010, 1012, site);
+  b.sync(20, 6015, site);  // the GPU done at 1012
+  b.kernel(8015, 5, 8025, 9025);
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_NEAR(r.sites[0].host_blocked_ms, 5.995, kEps);  // what the host measured, as recorded
+  const double descheduled = 5.003 - detail::kMaxWakeNs / 1e6;  // the return beyond the longest wake-up
+  EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 0.005 + 5.995 - descheduled, kEps);  // 1.197
+  EXPECT_NEAR(r.sites[0].wait_saving_ms, 5.995 - 0.004 - descheduled, kEps);         // the 4 us overhead kept
+  EXPECT_NEAR(r.replay_error, 0.0, 1e-9);
+}
+
 // one_read with the Python call that made the read timed: it starts 2 us before the copy call and
 // returns 10 us after the sync; 5 us of it lie between the copy and the sync.
 EventStream one_timed_read(double host_after) {
