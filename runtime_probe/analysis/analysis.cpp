@@ -37,7 +37,7 @@ struct Accumulator::State {
 
   RecordedCarry carry;
   // Untraced spans (sampling) not yet passed by the analysis, by start: nothing is known of what ran in
-  // them, so no what-if may carry a lead across one (see bank_at_gaps).
+  // them, so no what-if may carry a lead across one (analyse_ready).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;
   Scenario baseline;
   // Replays still ahead of the baseline, by 2 * site + (1 for Removal::Read, 0 for Removal::Wait).
