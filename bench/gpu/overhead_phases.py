@@ -29,9 +29,13 @@ With --pool (one or more), the states of one setting over several runs, named NA
 overhead.tsv names it (with " (lang batch)" where the table has several), RUNS_DIR its extracted runs/
 folder. Per NAME and state, the rounds of all its runs, the median of their rounds' medians and the rounds
 slower; and per run, the whole-process figure.
+
+After the segments: per variant, the whole-process median over rounds with a 95% percentile bootstrap
+interval (rounds resampled), and the share of resampled medians at or under +3%, the overhead target.
 """
 import csv
 import os
+import random
 import re
 import statistics
 import sys
@@ -141,6 +145,31 @@ def segment_medians(reps, segments):
     return [statistics.median(reps[bounds[k]:bounds[k + 1]]) for k in range(segments) if bounds[k + 1] > bounds[k]]
 
 
+def median_interval(values, level=0.95, resamples=4000, seed=1, limit=0.03):
+    """The median of `values` (one whole-process ratio - 1 per round) with a percentile bootstrap interval
+    over the rounds, and the share of resampled medians at or under `limit` (the 3% target): (median, low,
+    high, share). Rounds are the unit: their ratios cancel the machine's drift between rounds."""
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    tail = (1 - level) / 2
+    low, high = meds[int(tail * (resamples - 1))], meds[int((1 - tail) * (resamples - 1))]
+    return statistics.median(values), low, high, sum(1 for m in meds if m <= limit) / resamples
+
+
+def whole_ratios(table, reference="unprobed"):
+    """{variant: [whole-process ratio - 1 of each round]} against the round's reference process."""
+    out = {}
+    for variant, by_round in table.items():
+        pair = variant[variant.find(" ("):] if " (" in variant else ""
+        ref = table.get(reference + pair, {})
+        if variant == reference + pair:
+            continue
+        ratios = [statistics.median(by_round[r]) / statistics.median(ref[r]) - 1 for r in sorted(by_round) if r in ref]
+        if ratios:
+            out[variant] = ratios
+    return out
+
+
 def phases(table, segments=4, reference="unprobed"):
     """[(variant, rounds, whole-process ratio - 1, [segment ratio - 1], rounds slower)] for every variant but
     the reference, over the rounds both have with the same number of repetitions."""
@@ -229,6 +258,12 @@ def main(argv):
     for variant, n, whole, seg, slower in phases(table, segments):
         print("| %s | %d | %+.1f%% | %s | %d of %d |" % (variant, n, 100 * whole, " | ".join("%+.1f%%" % (100 * s) for s in seg),
                                                        slower, n))
+    print("\n| variant | rounds | whole process | 95% interval of the median (bootstrap over rounds) "
+          "| resampled medians at or under +3% |\n|---|---|---|---|---|")
+    for variant, ratios in whole_ratios(table).items():
+        median, low, high, share = median_interval(ratios)
+        print("| %s | %d | %+.1f%% | %+.1f%% to %+.1f%% | %.0f%% |" % (variant, len(ratios), 100 * median, 100 * low,
+                                                                     100 * high, 100 * share))
     for variant, failed in read_failures(argv[0]).items():
         ran = len(table.get(variant, {})) + len(failed)
         print("\n%s: %d of %d processes failed (%s)" % (variant, len(failed), ran,

@@ -1,6 +1,7 @@
 """The analysis in bench/gpu's scripts, on synthetic inputs (the GPU runs themselves need the GPU machine)."""
 import json
 import os
+import contextlib
 import io
 import random
 import sys
@@ -261,6 +262,33 @@ class OverheadPhases(unittest.TestCase):
         self.assertAlmostEqual(whole, 0.2, places=3)
         for got, want in zip(seg, (0.0, 0.2, 0.2, 0.2)):
             self.assertAlmostEqual(got, want, places=3)
+
+    def test_the_median_over_rounds_comes_with_a_bootstrap_interval_and_the_share_under_the_target(self):
+        ratios = [0.01, 0.02, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08]
+        median, low, high, share = overhead_phases.median_interval(ratios)
+        self.assertAlmostEqual(median, 0.035)
+        self.assertLessEqual(low, median)
+        self.assertGreaterEqual(high, median)
+        self.assertGreaterEqual(low, 0.01)
+        self.assertLessEqual(high, 0.08)
+        self.assertTrue(0.1 < share < 0.9, share)
+        self.assertEqual(overhead_phases.median_interval([-0.01] * 5)[1:], (-0.01, -0.01, 1.0))
+        self.assertEqual(overhead_phases.median_interval([0.05] * 5)[3], 0.0)
+        self.assertEqual(overhead_phases.median_interval(ratios), overhead_phases.median_interval(ratios))  # seeded
+
+    def test_main_prints_the_interval_of_each_variant(self):
+        rows = ["variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s"]
+        for r in (1, 2, 3):
+            rows.append("unprobed\tcpp\t16\t%d\t2.0,2.0,2.0\t1\t1" % r)
+            rows.append("default\tcpp\t16\t%d\t2.1,2.1,2.1\t1\t1" % r)
+        path = write_log(rows)
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(overhead_phases.main([path, "1"]), 0)
+        finally:
+            os.unlink(path)
+        self.assertIn("| default | 3 | +5.0% | +5.0% to +5.0% | 0% |", out.getvalue())
 
     def test_several_languages_are_kept_apart_and_failed_processes_counted(self):
         # C++ probed 10% slower, Python 30% slower; one Python process failed.
