@@ -185,18 +185,12 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
     // difference first, kernels before copies (a read's copy of a scalar takes a few us: without any GPU
     // records, a GPU-bound loop of one kernel a step had its reads' copies stretched to half the step,
     // and their savings estimated 12 times too high); then every learned duration stretches by one factor.
-    double unknown = 1, copies = 1;
-    if (unseen_kernels)
-      unknown = simulate(1, kMaxFactor, 1, false) >= target
-                    ? solve(1, kMaxFactor, [&](double f) { return simulate(1, f, 1, false); })
-                    : kMaxFactor;
-    if (unseen_copies && simulate(1, unknown, 1, false) < target)
-      copies = simulate(1, unknown, kMaxFactor, false) >= target
-                   ? solve(1, kMaxFactor, [&](double f) { return simulate(1, unknown, f, false); })
-                   : kMaxFactor;
-    const double known = simulate(1, unknown, copies, false) >= target
-                             ? 1
-                             : solve(1, kMaxFactor, [&](double f) { return simulate(f, unknown, copies, false); });
+    // The factor for one class of durations: 1 when the work reaches the target already, else the
+    // smallest that makes it (kMaxFactor when none does).
+    auto stretch = [&](auto ends) { return ends(1.0) >= target ? 1.0 : solve(1, kMaxFactor, ends); };
+    const double unknown = unseen_kernels ? stretch([&](double f) { return simulate(1, f, 1, false); }) : 1;
+    const double copies = unseen_copies ? stretch([&](double f) { return simulate(1, unknown, f, false); }) : 1;
+    const double known = stretch([&](double f) { return simulate(f, unknown, copies, false); });
     q.ready = simulate(known, unknown, copies, true);
     ++fits_.longer;
     fits_.log_longer += std::log(known);
