@@ -156,14 +156,19 @@ def median_interval(values, level=0.95, resamples=4000, seed=1, limit=0.03):
     return statistics.median(values), low, high, sum(1 for m in meds if m <= limit) / resamples
 
 
+def against_reference(table, reference="unprobed"):
+    """(variant, its rounds, the rounds of the reference of its (lang, batch)) for every variant but the
+    references."""
+    for variant, by_round in table.items():
+        pair = variant[variant.find(" ("):] if " (" in variant else ""
+        if variant != reference + pair:
+            yield variant, by_round, table.get(reference + pair, {})
+
+
 def whole_ratios(table, reference="unprobed"):
     """{variant: [whole-process ratio - 1 of each round]} against the round's reference process."""
     out = {}
-    for variant, by_round in table.items():
-        pair = variant[variant.find(" ("):] if " (" in variant else ""
-        ref = table.get(reference + pair, {})
-        if variant == reference + pair:
-            continue
+    for variant, by_round, ref in against_reference(table, reference):
         ratios = [statistics.median(by_round[r]) / statistics.median(ref[r]) - 1 for r in sorted(by_round) if r in ref]
         if ratios:
             out[variant] = ratios
@@ -174,11 +179,7 @@ def phases(table, segments=4, reference="unprobed"):
     """[(variant, rounds, whole-process ratio - 1, [segment ratio - 1], rounds slower)] for every variant but
     the reference, over the rounds both have with the same number of repetitions."""
     rows = []
-    for variant, by_round in table.items():
-        pair = variant[variant.find(" ("):] if " (" in variant else ""
-        if variant == reference + pair:
-            continue
-        ref = table.get(reference + pair, {})
+    for variant, by_round, ref in against_reference(table, reference):
         rounds = sorted(r for r in by_round if r in ref and len(ref[r]) == len(by_round[r]) >= segments)
         if not rounds:
             continue
