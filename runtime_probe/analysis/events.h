@@ -51,7 +51,16 @@ struct HostCall {
   std::uint64_t launch_family = 0;  // the same without the sizes: the kernel function, the copy kind
   std::uint64_t stream_handle = 0;  // the CUDA stream it named (0: the default stream)
   bool gpu_modelled = false;        // traced without GPU records: its GPU work is modelled (GpuModel)
+  // A blocking call: how long its thread waited for a CPU while inside it (the growth of its run_delay in
+  // /proc/thread-self/schedstat: runnable but not running, as when a spinning sync is preempted on an
+  // overloaded host, or a woken one waits for a core). 0 when not measured.
+  std::uint64_t descheduled_ns = 0;
 };
+
+// A wait for a CPU inside a blocking call up to this long (ns) is the ordinary wake-up of a thread that
+// slept in the call, part of its return latency, which removing the call saves; beyond it the thread was
+// descheduled (preempted on an overloaded host), and that time is the host's with or without the call.
+inline constexpr std::uint64_t kDescheduledFloorNs = 50'000;
 
 // The hash step of launch keys and families (HostCall::launch_key), shared by the probe, which computes
 // them from the launch parameters, and GpuModel, which reads a copy's direction back from its family.

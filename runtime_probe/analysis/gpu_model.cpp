@@ -131,6 +131,8 @@ void GpuModel::learn(const EventStream& chunk) {
       auto e = std::upper_bound(ends.begin(), ends.end(), end);
       if (e == ends.begin()) continue;
       const double last = *std::prev(e);
+      // A sync whose thread was descheduled inside it returned late for the host's reasons: not learned.
+      if (h.descheduled_ns > kDescheduledFloorNs) continue;
       if (last > start) return_.add(end - last);
       else sync_work_.add(end - start);
     }
@@ -233,16 +235,22 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
     return it->second;
   };
   // A sync from `start` to `end`: the stream had drained by its return (less the return latency), and if
-  // it took longer than that latency and a sync's own work, it waited: the stream drained just then.
-  auto anchor = [&](Queue& q, double start, double end) {
+  // it took longer than that latency and a sync's own work, it waited: the stream drained just then. A
+  // sync whose thread waited `off` ns for a CPU inside it may have returned up to that much later than the
+  // GPU let it: the stream drained between `end - back - off` and `end - back`, and modelled work that
+  // ends in between stays as it is (without this, a preempted thread's late return was read as GPU work,
+  // and the reads' savings came out twenty times too low on an overloaded host).
+  auto anchor = [&](Queue& q, double start, double end, double off) {
     const double drained = std::max(start, end - back);
-    if (q.ready > drained || end - start > back + own) fit(q, drained, gap, chunk.gpu);
+    const double earliest = std::max(start, drained - off);
+    if (q.ready > drained) fit(q, drained, gap, chunk.gpu);
+    else if (end - start - off > back + own && q.ready < earliest) fit(q, earliest, gap, chunk.gpu);
     else q.pending.clear();
   };
   const std::size_t before = chunk.gpu.size();
   for (const HostCall& h : chunk.host) {
     if (!h.gpu_modelled) continue;
-    const double start = at(h.start_ns), end = at(h.end_ns);
+    const double start = at(h.start_ns), end = at(h.end_ns), off = static_cast<double>(h.descheduled_ns);
     if (queues_work(h)) {
       const StreamKey key = stream_for(h.stream_handle);
       Queue& q = queue(key);
@@ -280,11 +288,11 @@ std::size_t GpuModel::synthesize(EventStream& chunk) {
       q.ready = begin + duration;
       chunk.gpu.push_back(std::move(g));
       ++modelled_;
-      if (h.kind == HostCallKind::BlockingCopy) anchor(q, start, end);
+      if (h.kind == HostCallKind::BlockingCopy) anchor(q, start, end, off);
     } else if (h.kind == HostCallKind::StreamSynchronize) {
-      anchor(queue(stream_for(h.stream_handle)), start, end);
+      anchor(queue(stream_for(h.stream_handle)), start, end, off);
     } else if (h.kind == HostCallKind::DeviceSynchronize) {
-      for (auto& [key, q] : queues) anchor(q, start, end);
+      for (auto& [key, q] : queues) anchor(q, start, end, off);
     }
   }
   for (const auto& [key, q] : queues) note_ready(key, q.ready);

@@ -194,6 +194,10 @@ void Segment::prepare(RecordedCarry& carry) {
         c.kept_overhead = duration;
         c.wake = c.removed_overhead;
       }
+      // Measured: the thread waited this long for a CPU inside the call, beyond an ordinary wake-up.
+      if (static_cast<double>(h.descheduled_ns) > kDescheduledFloorNs)
+        c.descheduled = std::max(c.descheduled, std::min(static_cast<double>(h.descheduled_ns),
+                                                         std::max(0.0, duration - c.removed_overhead)));
       {
         auto& d = deltas_[h.site >= 0 ? h.site : -1];
         ++d.calls;

@@ -71,14 +71,17 @@ std::string stream_to_json(const EventStream& s) {
   for (const auto& h : s.host) {
     host.push_back({h.start_ns, h.end_ns, h.thread, h.correlation_id, to_string(h.kind), h.api, h.site});
     // Optional: the eighth field, the probe's own time; the ninth to eleventh, what the call queued
-    // (launch key, family, stream handle: recordings made since the GPU model, for bench/model_check).
-    const bool keys = h.launch_key != 0 || h.launch_family != 0 || h.stream_handle != 0;
+    // (launch key, family, stream handle: recordings made since the GPU model, for bench/model_check);
+    // the twelfth, how long a blocking call's thread waited for a CPU inside it. Each needs those before it.
+    const bool descheduled = h.descheduled_ns != 0;
+    const bool keys = descheduled || h.launch_key != 0 || h.launch_family != 0 || h.stream_handle != 0;
     if (h.probe_ns != 0 || keys) host.back().push_back(h.probe_ns);
     if (keys) {
       host.back().push_back(h.launch_key);
       host.back().push_back(h.launch_family);
       host.back().push_back(h.stream_handle);
     }
+    if (descheduled) host.back().push_back(h.descheduled_ns);
   }
   ojson gpu = ojson::array();
   for (const auto& g : s.gpu)
@@ -163,7 +166,9 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
       h.launch_family = get_as<std::uint64_t>(rec[9], where);
       h.stream_handle = get_as<std::uint64_t>(rec[10], where);
     }
+    if (rec.size() > 11) h.descheduled_ns = get_as<std::uint64_t>(rec[11], where);
     if (h.end_ns < h.start_ns) throw ProbeError(where + ": ends before it starts");
+    if (h.descheduled_ns > h.end_ns - h.start_ns) throw ProbeError(where + ": descheduled longer than the call lasted");
     if (h.site < -1 || h.site >= static_cast<std::int32_t>(s.sites.size()))
       throw ProbeError(where + ": site index " + std::to_string(h.site) + " out of range");
     s.host.push_back(std::move(h));

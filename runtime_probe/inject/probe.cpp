@@ -94,6 +94,7 @@
 #include "python_site.h"
 #include "recorder.h"
 #include "sampling.h"
+#include "sched_delay.h"
 #include "site_filter.h"
 
 namespace synclint::probe::inject {
@@ -185,6 +186,7 @@ struct Probe {
   std::atomic<int> pending_signal{0};
   std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
   std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)
+  std::atomic<std::uint64_t> descheduled_calls{0}, descheduled_ns{0};  // debug: blocking calls that waited for a CPU
   // The always-on (sync-path) callbacks (debug): ENTERs delivered and calls recorded, the last of each (ns).
   // With SYNCLINT_PROBE_GPU_RECORDS=first, CUPTI stopped calling back on a LibTorch program's thread after a
   // stretch's launch callbacks were switched off, in a few processes (docs/probe.md, "The fixed model on
@@ -214,6 +216,9 @@ thread_local std::uint64_t t_copy_end = 0;
 thread_local std::uint64_t t_copy_correlation = 0;
 thread_local std::int32_t t_copy_site = -1;
 thread_local bool t_copy_blocking = false;
+// The thread's run_delay when its current call that may block began (sched_delay.h): how long the thread
+// waited for a CPU inside the call is its growth until the call returned.
+thread_local std::uint64_t t_run_delay_at_enter = kNoRunDelay;
 constexpr std::uint64_t kPairGapNs = 10000;
 
 std::uint64_t now_ns() {
@@ -488,6 +493,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     }
     // CUPTI does not document when correlationData may be missing: a call without it is not recorded.
     if (cb->correlationData == nullptr) return;
+    if (e.cls.blocking || e.cls.check_pageable) t_run_delay_at_enter = thread_run_delay_ns();
     std::uint64_t start = 0;
     p.cupti.get_timestamp(&start);
     *cb->correlationData = start;
@@ -513,6 +519,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   if (!g_recording.load(std::memory_order_relaxed)) return;
+  const std::uint64_t run_delay_at_enter = std::exchange(t_run_delay_at_enter, kNoRunDelay);
+  const std::uint64_t run_delay = (e.cls.blocking || e.cls.check_pageable) && run_delay_at_enter != kNoRunDelay
+                                      ? thread_run_delay_ns()
+                                      : kNoRunDelay;
   RawCall call;
   call.start = cb->correlationData != nullptr ? *cb->correlationData : 0;
   if (call.start == 0 || call.start > end) return;  // its ENTER was not seen (callbacks just switched on)
@@ -533,6 +543,14 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   bool paired = call.kind == HostCallKind::StreamSynchronize && t_copy_end != 0 && call.start >= t_copy_end &&
                 call.start - t_copy_end <= kPairGapNs;
+  if (blocking && run_delay != kNoRunDelay && run_delay > run_delay_at_enter) {
+    call.descheduled_ns = static_cast<std::uint32_t>(std::min({run_delay - run_delay_at_enter, call.end - call.start,
+                                                               std::uint64_t{UINT32_MAX}}));
+    if (p.debug && call.descheduled_ns > kDescheduledFloorNs) {
+      p.descheduled_calls.fetch_add(1, std::memory_order_relaxed);
+      p.descheduled_ns.fetch_add(call.descheduled_ns, std::memory_order_relaxed);
+    }
+  }
   if (blocking) {
     call.site = paired && t_copy_blocking ? t_copy_site : capture_site(!e.cls.implicit);
     // The probe's own time since the call returned (the pageable check, the site capture): a timed
@@ -711,6 +729,10 @@ void write_outputs() {
                  "synclint probe: sync-path callbacks: %llu entered (the last at %.1f ms), %llu recorded (the last at %.1f ms)\n",
                  static_cast<unsigned long long>(p.sync_path_enters.load()), at_ms(p.last_sync_path_enter.load()),
                  static_cast<unsigned long long>(p.sync_path_recorded.load()), at_ms(p.last_sync_path_recorded.load()));
+    std::fprintf(stderr, "synclint probe: blocking calls descheduled inside %llu times, %.1f ms in all%s\n",
+                 static_cast<unsigned long long>(p.descheduled_calls.load()),
+                 static_cast<double>(p.descheduled_ns.load()) / 1e6,
+                 run_delay_unavailable() ? " (no /proc/thread-self/schedstat: not measured)" : "");
   }
   if (p.debug && p.switch_at_sync)
     std::fprintf(stderr, "synclint probe: launch callbacks switched by a sync %llu times, by the window thread %llu times; "

@@ -140,6 +140,7 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
       h.launch_family = c.launch_family;
       h.stream_handle = c.stream_handle;
       h.gpu_modelled = c.gpu_modelled;
+      h.descheduled_ns = c.descheduled_ns;
       max_end = std::max(max_end, c.end);
       (c.traced ? w.host : untraced_chunk_.host).push_back(std::move(h));
     });

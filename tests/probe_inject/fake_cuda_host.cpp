@@ -16,10 +16,13 @@
 // steps (default action), as a job scheduler would. With `fault`, it dies of SIGSEGV after its steps.
 // Built with SYNCLINT_FAKE_HOST_TORCH (fake_cuda_torch_host, linked with LibTorch), each read runs inside
 // a LibTorch RecordFunction named aten::item, as `.item()` does, with 20 us of host work before its CUDA
-// calls and 10 us after them.
+// calls and 10 us after them. FAKE_HOST_HOG=1 pins the program to the CPU it started on and spins another
+// thread there all the while, as on an overloaded host: each spinning sync is preempted about half the time.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -135,6 +138,18 @@ int main(int argc, char** argv) {
     launcher = std::thread([&] {
       while (!done.load()) api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, now_ns() + 20'000);
     });
+  std::thread hog;
+  if (std::getenv("FAKE_HOST_HOG") != nullptr) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return 7;
+    hog = std::thread([&] {
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      while (!done.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
   const char* every = std::getenv("FAKE_HOST_READ_EVERY");
   const int read_every = every != nullptr && std::atoi(every) > 0 ? std::atoi(every) : 1;
   for (int i = 0; i < steps; ++i) {
@@ -144,6 +159,7 @@ int main(int argc, char** argv) {
   }
   done.store(true);
   if (launcher.joinable()) launcher.join();
+  if (hog.joinable()) hog.join();
   if (argc > 4 && std::strcmp(argv[4], "term") == 0) {
     raise(SIGTERM);
     pause();  // the probe's handler writes the report, then the default action ends the process

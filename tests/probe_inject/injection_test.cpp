@@ -516,6 +516,33 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
   EXPECT_EQ(read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8)).run.gpu_records, "all");
 }
 
+// An overloaded host (FAKE_HOST_HOG: another thread spins on the program's CPU): each read's spinning sync is
+// preempted about half the time and returns late. The probe measures each sync's wait for a CPU (its
+// thread's run_delay), and without any GPU records the model leaves that time to the host: the reads'
+// estimate stays near the fully recorded one. (Read as GPU work, it came out at a twentieth of it: 19 ms
+// against 423.)
+TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
+  use_stand_in_cupti();
+  auto saving = [](std::vector<std::pair<const char*, const char*>> env, std::string& out) -> double {
+    env.insert(env.end(), {{"FAKE_HOST_HOG", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}});
+    if (!play_logged(env, "1500", out, true)) return -1;
+    const auto report_at = out.find(" report ");
+    if (report_at == std::string::npos) return -1;
+    const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
+    return r.sites.size() == 1 && r.sites[0].calls == 1500 ? r.sites[0].predicted_saving_ms : -1;
+  };
+  std::string full_out, model_out;
+  const double full = saving({{"SYNCLINT_PROBE_SAMPLE", "1"}}, full_out);
+  // One stretch over the whole run, without records: every read traced, every GPU activity modelled.
+  const double model = saving({{"SYNCLINT_PROBE_GPU_RECORDS", "model"}, {"SYNCLINT_PROBE_FIRST_MS", "100000"}}, model_out);
+  ASSERT_GT(full, 0) << full_out;
+  ASSERT_GT(model, 0) << model_out;
+  if (model_out.find("not measured") != std::string::npos) GTEST_SKIP() << "no /proc/thread-self/schedstat here";
+  EXPECT_EQ(model_out.find("descheduled inside 0 times"), std::string::npos) << model_out;
+  EXPECT_NE(model_out.find("modelled GPU activities"), std::string::npos) << model_out;
+  EXPECT_NEAR(model / full, 1.0, 0.25) << "fully recorded " << full << " ms, modelled " << model << " ms\n" << model_out;
+}
+
 // A program that launches its step as a CUDA graph (FAKE_HOST_GRAPH: three kernels per cudaGraphLaunch, all
 // with its correlation id): the model learns the graph from the first stretch and models each traced
 // launch of it later as known work; only the copies, whose records the stand-in never makes, are unknown.

@@ -95,6 +95,23 @@ TEST(ProbeAnalysis, ASyncDescheduledPastTheGpuKeepsThatTimeWhenRemoved) {
   EXPECT_NEAR(r.replay_error, 0.0, 1e-9);
 }
 
+// A read whose thread waited 150 us for a CPU inside its sync, measured (descheduled_ns): it returned 153 us
+// after the GPU was done, within what a slow wake-up could take, so only the measurement tells. Those
+// 150 us stay when the read is removed (without the measurement, all 1.150 ms counted as saving).
+TEST(ProbeAnalysis, AMeasuredWaitForACpuInsideASyncStaysWhenItIsRemoved) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42);
+  b.kernel(0, 5, 10, 1010);
+  b.copy_d2h(10, 5, 1010, 1012, site);
+  b.sync(20, 1165, site).descheduled_ns = testing::us(150);
+  b.kernel(3165, 5, 3175, 4175);  // after 2 ms of host work: the host is the critical path
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_NEAR(r.sites[0].host_blocked_ms, 1.145, kEps);
+  EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 0.005 + 1.145 - 0.150, kEps);
+  EXPECT_NEAR(r.replay_error, 0.0, 1e-9);
+}
+
 // one_read with the Python call that made the read timed: it starts 2 us before the copy call and
 // returns 10 us after the sync; 5 us of it lie between the copy and the sync.
 EventStream one_timed_read(double host_after) {

@@ -256,6 +256,49 @@ TEST(GpuModel, WorkItNeverSawTakesUpWhatASyncShowsFirst) {
   EXPECT_EQ(gx->end_ns, us(10100 - kReturnUs));
 }
 
+// A sync whose thread waited for a CPU inside it (descheduled_ns, from its run_delay) returned up to that
+// much later than the GPU let it: modelled work that ends within that much of its return stays as it is;
+// work that ends earlier still is stretched only as far as the sync's return less that wait. (Read as GPU
+// work, a preempted read's late return made a GPU-bound step's kernels that much longer.)
+TEST(GpuModel, ASyncDescheduledInsideItShowsTheGpuDoneNoLaterThanItsReturnLessTheWait) {
+  struct Case {
+    double descheduled_us, end_us;
+  };
+  for (const Case& c : {Case{1990, 10014}, Case{0, 12000 - kReturnUs}, Case{1000, 12000 - kReturnUs - 1000}}) {
+    GpuModel m = learned();
+    StreamBuilder b;
+    const auto ca = launch(b, 10000, kKeyA, 0, 0, true).correlation_id;  // 10 us, from 10004
+    HostCall& sync = b.sync(10006, 12000, -1);
+    sync.gpu_modelled = true;
+    sync.descheduled_ns = us(c.descheduled_us);
+    EventStream s = b.done();
+    m.synthesize(s);
+    const GpuActivity* ga = activity_of(s, ca);
+    ASSERT_TRUE(ga);
+    EXPECT_EQ(ga->start_ns, us(10004)) << c.descheduled_us;
+    EXPECT_EQ(ga->end_ns, us(c.end_us)) << c.descheduled_us;
+  }
+}
+
+// A recorded sync whose thread was descheduled inside it returned late for the host's reasons: the return
+// latency is learned from the others.
+TEST(GpuModel, ADescheduledSyncTeachesNoReturnLatency) {
+  StreamBuilder b;
+  for (int i = 0; i < 5; ++i) {
+    const double t = 1000.0 * i;
+    launch(b, t, kKeyA, t + 4, t + 104, false);
+    b.sync(t + 3, t + 107, -1);  // returns 3 us after the kernel
+  }
+  for (int i = 0; i < 6; ++i) {  // more of them, each returning 800 us after its kernel
+    const double t = 6000.0 + 1000 * i;
+    launch(b, t, kKeyA, t + 4, t + 104, false);
+    b.sync(t + 3, t + 904, -1).descheduled_ns = us(797);
+  }
+  GpuModel m;
+  m.learn(b.done());
+  EXPECT_DOUBLE_EQ(m.return_ns(), us(3));
+}
+
 // How long a sync takes that found the GPU done is learned from the first stretch's syncs: a later one of
 // that length did not wait, and the work before it is not stretched to its end. (With the 1 us assumed
 // before, the H200's 5-11 us syncs all looked as if they had waited.)
@@ -308,6 +351,8 @@ struct Loop {
   double latency_us = 1.5;        // launch call's return to start on an idle stream (about 1 us on the H200)
   double after_read_us = 5;       // host work after each read returns
   double jitter = 0.3;            // each duration and latency times 1 +- this
+  int descheduled_every = 0;      // every this many reads' syncs return late, the thread descheduled (0: none)
+  double descheduled_us = 0;      // by this much, measured as its descheduled_ns
 };
 
 // The same loop twice: recorded in full, and with the GPU records of the later steps left out and their
@@ -351,8 +396,12 @@ std::pair<EventStream, EventStream> simulate(const Loop& loop) {
       if (loop.read_kernel_us > 0) launch_kernel(99, loop.read_kernel_us);
       call(t, t + 3, HostCallKind::AsyncCopy, "cudaMemcpyAsync", kKeyCopy, site);
       work(t + 3, 2, GpuActivityKind::Memcpy, "memcpy DtoH");
-      const double sync_start = t + 3.5, sync_end = std::max(sync_start + 1, gpu_ready + vary(2));
+      const bool late = loop.descheduled_every > 0 && (step * loop.reads + r) % loop.descheduled_every == 0;
+      const double sync_start = t + 3.5,
+                   sync_end = std::max(sync_start + 1, gpu_ready + vary(2)) + (late ? loop.descheduled_us : 0);
       call(sync_start, sync_end, HostCallKind::StreamSynchronize, "cudaStreamSynchronize", 0, site);
+      if (late)
+        for (StreamBuilder* b : {&full, &partial}) b->s.host.back().descheduled_ns = us(loop.descheduled_us);
       t = sync_end + loop.after_read_us;
     }
   }
@@ -443,6 +492,27 @@ TEST(GpuModel, AGpuBoundLoopOfOneKernelAStepModelledWithoutRecordsGivesTheRecord
   GpuModel m;
   EXPECT_GT(m.synthesize(partial), 0u);
   EXPECT_EQ(m.unknown_work(), m.modelled());
+  const ProbeReport truth = analyse(full), modelled = analyse(partial);
+  ASSERT_EQ(truth.sites.size(), 1u);
+  ASSERT_EQ(modelled.sites.size(), 1u);
+  const double a = truth.sites[0].predicted_saving_ms, b = modelled.sites[0].predicted_saving_ms;
+  ASSERT_GT(a, 0);
+  EXPECT_NEAR(b / a, 1.0, 0.25) << "recorded " << a << " ms, modelled " << b << " ms";
+}
+
+// The same loop on an overloaded host: every third read's thread is descheduled inside its sync and returns
+// 1.5 ms late, its run_delay measured. Without records the model leaves that time to the host, and the
+// reads' estimate is the recorded one (read as GPU work, it came out 21 times too low: 3.5 ms against 73.8).
+TEST(GpuModel, AGpuBoundLoopWithDescheduledReadsModelledWithoutRecordsGivesTheRecordedEstimate) {
+  Loop loop;
+  loop.kernel_us = {300};
+  loop.steps = 200;
+  loop.recorded_steps = 0;
+  loop.descheduled_every = 3;
+  loop.descheduled_us = 1500;
+  auto [full, partial] = simulate(loop);
+  GpuModel m;
+  EXPECT_GT(m.synthesize(partial), 0u);
   const ProbeReport truth = analyse(full), modelled = analyse(partial);
   ASSERT_EQ(truth.sites.size(), 1u);
   ASSERT_EQ(modelled.sites.size(), 1u);

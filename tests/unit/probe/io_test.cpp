@@ -107,6 +107,24 @@ TEST(ProbeStreamIo, LaunchKeysAndStreamHandlesAreOptionalNinthToEleventhFields) 
             std::string::npos);
 }
 
+TEST(ProbeStreamIo, ASyncsWaitForACpuIsAnOptionalTwelfthField) {
+  EventStream s = sample_stream();
+  ASSERT_EQ(s.host[2].kind, HostCallKind::StreamSynchronize);
+  s.host[2].descheduled_ns = 900'000;
+  const std::string text = stream_to_json(s);
+  const EventStream back = parse_stream(text);
+  for (std::size_t i = 0; i < s.host.size(); ++i) EXPECT_EQ(back.host[i].descheduled_ns, s.host[i].descheduled_ns) << i;
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["host"][2].size(), 12u);  // the probe's time and the launch fields (0) stand before it
+  EXPECT_EQ(doc["host"][1].size(), 7u);
+  // No longer than the call itself (995 us).
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1000,2000,0,0,"stream_sync","x",-1,0,0,0,0,1001]]})")
+                .find("host[0]: descheduled longer than the call lasted"),
+            std::string::npos);
+  EXPECT_EQ(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1000,2000,0,0,"stream_sync","x",-1,0,0,0,0,1000]]})"),
+            "no error");
+}
+
 TEST(ProbeStreamIo, RejectsBadInputWithClearMessages) {
   EXPECT_NE(stream_error("{").find("rec.json: not valid JSON"), std::string::npos);
   EXPECT_NE(stream_error(R"({"format":"x"})").find("not a synclint probe stream"), std::string::npos);
