@@ -26,10 +26,10 @@ struct RunInfo {
   std::string gpu_name;
   double wall_ms = 0;                // run_end - run_start
   std::string status = "ok";         // "ok", or why there is no/partial data ("cupti-unavailable: ...")
-  // Where its GPU activities came from (SYNCLINT_PROBE_GPU_RECORDS): "first" (records in the first stretch,
-  // the later ones modelled from them), "all" (records in every stretch), "model" (no records: every GPU
-  // activity modelled from the syncs alone), "none" (no GPU work at all, a diagnostic); "mixed" in a merge
-  // of processes that differ; "" when not known (a report written before the field).
+  // Where its GPU activities came from (SYNCLINT_PROBE_GPU_RECORDS): "model" (no records: every GPU activity
+  // modelled from the syncs alone; the default), "first" (records in the first stretch, the later ones
+  // modelled from them), "all" (records in every stretch), "none" (no GPU work at all, a diagnostic);
+  // "mixed" in a merge of processes that differ; "" when not known (a report written before the field).
   std::string gpu_records;
 };
 

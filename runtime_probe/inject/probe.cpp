@@ -35,14 +35,17 @@
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
 //   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
 //                            (bench/gpu/overhead.sh); they blind the analysis
-//   SYNCLINT_PROBE_GPU_RECORDS=first (the default)  GPU records in the first stretch only (switched on before
-//                            the program's context exists); later stretches trace launches and syncs alone,
-//                            and their GPU work is modelled from the first stretch's records (GpuModel). The
-//                            first stretch then goes on until as many launches, copies and reads as
-//                            before the last new one (and 1000) brought no new kind of work or read site,
-//                            for at most SYNCLINT_PROBE_FIRST_MAX_MS (20000). `all`: records in every
-//                            stretch; `model`: none, every traced launch modelled from the syncs alone
-//                            (opt-in); `0`: none and nothing modelled (a diagnostic)
+//   SYNCLINT_PROBE_GPU_RECORDS=model (the default)  no GPU records: the Activity API is never switched on,
+//                            and the GPU work of every traced launch is modelled (GpuModel), each duration
+//                            fitted to what the syncs show (with the first stretch's records the probe cost
+//                            3 to 5 points more of a launch-bound step on the H200: docs/probe.md). With all
+//                            traced (SYNCLINT_PROBE_SAMPLE=1, --trace, SYNCLINT_PROBE_RECORD) the default is
+//                            `all`. `first`: GPU records in the first stretch only (switched on before the
+//                            program's context exists), later stretches modelled from what it taught; the
+//                            first stretch then goes on until as many launches, copies and reads as before
+//                            the last new one (and 1000) brought no new kind of work or read site, for at
+//                            most SYNCLINT_PROBE_FIRST_MAX_MS (20000). `all`: records in every stretch;
+//                            `none` (or `0`): none and nothing modelled (a diagnostic)
 //   SYNCLINT_PROBE_SWITCH_AT_SYNC=1  a stretch's start and end switch the launch callbacks on and off on
 //                            the program's thread, in the ENTER callback of its next sync or copy (where it
 //                            is inside no launch), rather than on the window thread at any moment; after
@@ -1003,19 +1006,19 @@ void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<E
 
 // SYNCLINT_PROBE_GPU_RECORDS: in which stretches the Activity API's records are on.
 enum class GpuRecords {
-  First,  // the default: the first stretch only; the later stretches' GPU work is modelled (GpuModel)
+  Model,  // the default: none, every stretch modelled, durations from the syncs alone (GpuModel; docs/probe.md)
+  First,  // the first stretch only; the later stretches' GPU work is modelled from what it taught
   All,    // every stretch: each switch on mid-run leaves a cost on the H200 (docs/probe.md, runs 18-24)
-  Model,  // none, and every stretch modelled: durations from the syncs alone (docs/probe.md, "Without any records")
   None,   // none (a diagnostic of the probe's own cost: the analysis sees no GPU work)
 };
 
 GpuRecords gpu_records_from(const char* v) {
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "first") == 0) return GpuRecords::First;
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "model") == 0) return GpuRecords::Model;
+  if (std::strcmp(v, "first") == 0) return GpuRecords::First;
   if (std::strcmp(v, "all") == 0 || std::strcmp(v, "1") == 0) return GpuRecords::All;
-  if (std::strcmp(v, "model") == 0) return GpuRecords::Model;
-  if (std::strcmp(v, "0") == 0) return GpuRecords::None;
-  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not first, all, model or 0; using first");
-  return GpuRecords::First;
+  if (std::strcmp(v, "0") == 0 || std::strcmp(v, "none") == 0) return GpuRecords::None;
+  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not model, first, all or none; using model");
+  return GpuRecords::Model;
 }
 
 // The setting's name in the report (RunInfo::gpu_records).
@@ -1169,9 +1172,13 @@ int initialize() {
   p.requests.set_past_start(env_flag_default("SYNCLINT_PROBE_REQUEST_PAST_START", true));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
-  GpuRecords gpu_records = gpu_records_from(std::getenv("SYNCLINT_PROBE_GPU_RECORDS"));
-  // Everything traced: the first stretch never ends, so its records stay on and there is nothing to model.
-  if (gpu_records == GpuRecords::First && p.sample >= 1) gpu_records = GpuRecords::All;
+  const char* records_setting = std::getenv("SYNCLINT_PROBE_GPU_RECORDS");
+  GpuRecords gpu_records = gpu_records_from(records_setting);
+  // Everything traced (--trace, SYNCLINT_PROBE_SAMPLE=1, a recorded stream): the first stretch never ends,
+  // so its records stay on and there is nothing to model, unless `model` was asked for by name.
+  const bool model_by_name = records_setting != nullptr && std::strcmp(records_setting, "model") == 0;
+  if (p.sample >= 1 && (gpu_records == GpuRecords::First || (gpu_records == GpuRecords::Model && !model_by_name)))
+    gpu_records = GpuRecords::All;
   if (gpu_records == GpuRecords::First || gpu_records == GpuRecords::Model) p.gpu_model = opt.model_gpu = true;
   if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
   p.run.gpu_records = gpu_records_name(gpu_records);

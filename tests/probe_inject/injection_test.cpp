@@ -477,8 +477,9 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     bool modelled;
     const char* reported;  // the report's run.gpu_records
   };
-  for (const Case& c : {Case{nullptr, 1, true, "first"}, Case{"first", 1, true, "first"}, Case{"all", 2, false, "all"},
-                        Case{"model", 0, true, "model"}, Case{"0", 0, false, "none"}, Case{"everywhere", 1, true, "first"}}) {
+  for (const Case& c : {Case{nullptr, 0, true, "model"}, Case{"first", 1, true, "first"}, Case{"all", 2, false, "all"},
+                        Case{"model", 0, true, "model"}, Case{"0", 0, false, "none"}, Case{"none", 0, false, "none"},
+                        Case{"everywhere", 0, true, "model"}}) {
     std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
     if (c.value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", c.value);
     const auto r = play_record_setting(env);
@@ -488,13 +489,13 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     if (c.enables == 2) EXPECT_GE(r->enables, 2u) << what << "\n" << r->out;
     else EXPECT_EQ(r->enables, c.enables) << what << "\n" << r->out;
     EXPECT_EQ(r->modelled.has_value(), c.modelled) << what << "\n" << r->out;
-    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not first, all, model or 0; using first") != std::string::npos,
+    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not model, first, all or none; using model") != std::string::npos,
               what == "everywhere")
         << r->out;
     ASSERT_EQ(r->report.sites.size(), 1u) << what;
     EXPECT_EQ(r->report.sites[0].calls, 1500u) << what;
     EXPECT_EQ(r->report.run.gpu_records, c.reported) << what;
-    if (what != "model") continue;
+    if (r->report.run.gpu_records != "model") continue;
     EXPECT_EQ(r->records, 0u) << r->out;
     EXPECT_EQ(r->out.find("GPU records end"), std::string::npos) << r->out;
     ASSERT_TRUE(r->modelled) << r->out;
@@ -505,15 +506,55 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     EXPECT_EQ(unknown, modelled) << r->out;
     EXPECT_GT(r->report.sites[0].predicted_saving_ms, 0.0) << r->out;
   }
-  // Everything traced (SYNCLINT_PROBE_SAMPLE=1, also under --trace): the records stay on, nothing is modelled.
+  // Everything traced (SYNCLINT_PROBE_SAMPLE=1, also under --trace): by default, or with `first`, the records
+  // stay on and nothing is modelled; `model` asked for by name models every traced launch all the same.
+  for (const char* value : {static_cast<const char*>(nullptr), "first", "model"}) {
+    std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_SAMPLE", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}};
+    if (value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", value);
+    const std::string what = value != nullptr ? value : "(unset)";
+    const bool model = what == "model";
+    std::string out;
+    const auto played = play_logged(env, "300", out, true);
+    ASSERT_TRUE(played) << what << "\n" << out;
+    EXPECT_EQ(out.find("modelled GPU activities") != std::string::npos, model) << what << "\n" << out;
+    EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "enable"; }), model ? 0 : 1)
+        << what << "\n" << out;
+    EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "disable"; }), 0) << out;
+    const auto report_at = out.find(" report ");
+    ASSERT_NE(report_at, std::string::npos) << out;
+    EXPECT_EQ(read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8)).run.gpu_records,
+              model ? "model" : "all")
+        << what;
+  }
+}
+
+// `synclint probe --gpu-records` hands the setting to the probe, which names it in the report; without
+// it the probe's default (model) holds, and --trace keeps the records on.
+TEST_F(Injection, SynclintProbeGpuRecordsOptionPicksTheSetting) {
+#ifndef SYNCLINT_EXE
+  GTEST_SKIP() << "built without the synclint CLI";
+#else
+  use_stand_in_cupti(true);
+  struct Case {
+    std::vector<std::string> options;
+    const char* reported;
+  };
+  for (const Case& c : {Case{{}, "model"}, Case{{"--gpu-records", "first"}, "first"}, Case{{"--gpu-records", "all"}, "all"},
+                        Case{{"--gpu-records", "none"}, "none"}, Case{{"--trace", (dir_ / "t.json").string()}, "all"}}) {
+    const fs::path report = dir_ / "r.json";
+    std::vector<std::string> argv = {SYNCLINT_EXE, "probe", "-o", report.string()};
+    argv.insert(argv.end(), c.options.begin(), c.options.end());
+    argv.insert(argv.end(), {"--", FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "100"});
+    std::string out;
+    ASSERT_TRUE(run_capture(argv, out)) << out;
+    EXPECT_EQ(read_report(report).run.gpu_records, c.reported) << (c.options.empty() ? "(none)" : c.options[0]) << "\n" << out;
+  }
   std::string out;
-  const auto played = play_logged({{"SYNCLINT_PROBE_SAMPLE", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}}, "300", out, true);
-  ASSERT_TRUE(played) << out;
-  EXPECT_EQ(out.find("modelled GPU activities"), std::string::npos) << out;
-  EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "disable"; }), 0) << out;
-  const auto report_at = out.find(" report ");
-  ASSERT_NE(report_at, std::string::npos) << out;
-  EXPECT_EQ(read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8)).run.gpu_records, "all");
+  EXPECT_FALSE(run_capture({"/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", SYNCLINT_EXE, "probe", "--gpu-records", "sometimes",
+                            "--", FAKE_CUDA_HOST},
+                           out));
+  EXPECT_NE(out.find("--gpu-records: sometimes not in {model,first,all,none}"), std::string::npos) << out;
+#endif
 }
 
 // An overloaded host (FAKE_HOST_HOG: another thread spins on the program's CPU): each read's spinning sync is

@@ -53,6 +53,7 @@ struct ProbeArgs {
   std::string trace;
   std::string keep_dir;
   std::string torch_ops;  // the LibTorch shim (SYNCLINT_PROBE_TORCH_OPS)
+  std::string gpu_records;  // SYNCLINT_PROBE_GPU_RECORDS: model, first, all or none (empty: the probe's default)
   std::size_t top = 30;
   std::vector<std::string> merge_inputs;
   std::string merge_output;
@@ -289,6 +290,7 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
                                                           {"SYNCLINT_PROBE_DIR", dir.path().string()}};
   if (!a.trace.empty()) env.emplace_back("SYNCLINT_PROBE_TRACE", "1");
   if (!a.torch_ops.empty()) env.emplace_back("SYNCLINT_PROBE_TORCH_OPS", fs::absolute(a.torch_ops).string());
+  if (!a.gpu_records.empty()) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", a.gpu_records);
   if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other && *other && library != fs::path(other))
     std::cerr << "synclint probe: replacing CUDA_INJECTION64_PATH=" << other << " for the probed command\n";
   const ChildEnd end = run_child(command, env);
@@ -329,7 +331,8 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
 void add_probe_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ProbeArgs>();
   auto* cmd = app.add_subcommand("probe", "Run a CUDA program with the runtime probe and rank its sync sites by measured cost");
-  cmd->footer("Usage: synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] [--torch-ops SHIM] -- CMD ARGS...\n"
+  cmd->footer("Usage: synclint probe [-o report.json] [--trace trace.json] [--keep-dir DIR] [--torch-ops SHIM]\n"
+              "                      [--gpu-records model|first|all|none] -- CMD ARGS...\n"
               "       synclint probe merge -o out.json a.json b.json...\n"
               "       synclint probe report report.json\n"
               "       synclint probe analyze stream.json...\n"
@@ -341,6 +344,11 @@ void add_probe_command(CLI::App& app, int& exit_code) {
                   "C++ LibTorch programs: time each read's host work (.item(), if (t)) through this shim, "
                   "libsynclint_torch_ops.so built against the program's own LibTorch (docs/probe.md)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--gpu-records", args->gpu_records,
+                  "Where the GPU's activity records are on: model (the default: none, the GPU timeline modelled "
+                  "from the syncs, the probe's lowest cost), first (the first stretch: measured GPU idle there), "
+                  "all (every stretch), none (nothing of the GPU); with --trace the default is all (docs/probe.md)")
+      ->check(CLI::IsMember({"model", "first", "all", "none"}));
   cmd->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
   cmd->add_option("command", args->command, "The command to run with the probe, after --");
   cmd->prefix_command();

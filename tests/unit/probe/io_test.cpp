@@ -317,7 +317,7 @@ TEST(ProbeReportIo, TheGpuRecordsSettingIsKeptMergedAndNamedInTheTable) {
   EXPECT_EQ(merged_model.runs[1].gpu_records, "model");
 
   const std::string records_free = format_table(model);
-  EXPECT_NE(records_free.find("note: no GPU activity records (SYNCLINT_PROBE_GPU_RECORDS=model)"), std::string::npos)
+  EXPECT_NE(records_free.find("note: no GPU activity records (the default, SYNCLINT_PROBE_GPU_RECORDS=model)"), std::string::npos)
       << records_free;
   EXPECT_EQ(records_free.find("had no duration learned"), std::string::npos) << records_free;
   const std::string learned = format_table(first);
