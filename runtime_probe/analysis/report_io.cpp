@@ -286,9 +286,8 @@ std::string format_table(const ProbeReport& r, std::size_t max_rows) {
   // syncs (off by up to half on the H200 recordings, docs/probe.md, "Without any records").
   const bool records_free = r.run.gpu_records == "model";
   if (records_free)
-    out += "note: no GPU activity records (the default, SYNCLINT_PROBE_GPU_RECORDS=model): every GPU activity is "
-           "modelled from the syncs, so GPU idle times are estimates; synclint probe --gpu-records first "
-           "(SYNCLINT_PROBE_GPU_RECORDS=first) measures the GPU in the first stretch\n";
+    out += "note: GPU idle times are modelled from the syncs (no GPU activity records, the default); "
+           "--gpu-records first measures them in the first stretch\n";
   // Work first queued after the first stretch has no duration of its own in the GPU model: on the H200
   // recordings, norms estimates resting on such work came out 31-60% low (docs/probe.md).
   if (!records_free && r.modelled_without_duration * 10 > r.modelled_gpu_activities && r.modelled_without_duration > 0)

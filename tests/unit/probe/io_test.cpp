@@ -317,15 +317,15 @@ TEST(ProbeReportIo, TheGpuRecordsSettingIsKeptMergedAndNamedInTheTable) {
   EXPECT_EQ(merged_model.runs[1].gpu_records, "model");
 
   const std::string records_free = format_table(model);
-  EXPECT_NE(records_free.find("note: no GPU activity records (the default, SYNCLINT_PROBE_GPU_RECORDS=model)"), std::string::npos)
+  EXPECT_NE(records_free.find("note: GPU idle times are modelled from the syncs (no GPU activity records, the default)"), std::string::npos)
       << records_free;
   EXPECT_EQ(records_free.find("had no duration learned"), std::string::npos) << records_free;
   const std::string learned = format_table(first);
-  EXPECT_EQ(learned.find("no GPU activity records"), std::string::npos) << learned;
+  EXPECT_EQ(learned.find("modelled from the syncs"), std::string::npos) << learned;
   EXPECT_NE(learned.find("warning: 300 of 1000 modelled GPU activities had no duration learned"), std::string::npos)
       << learned;
   const std::string mixed = format_table(merge({model, first}));
-  EXPECT_EQ(mixed.find("no GPU activity records"), std::string::npos) << mixed;
+  EXPECT_EQ(mixed.find("modelled from the syncs"), std::string::npos) << mixed;
   EXPECT_NE(mixed.find("warning: 1300 of 2000 modelled GPU activities"), std::string::npos) << mixed;
 }
 
