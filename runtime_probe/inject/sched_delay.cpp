@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <charconv>
+#include <cstdio>
 #include <cstdint>
 
 namespace synclint::probe::inject {
@@ -51,6 +53,11 @@ std::uint64_t thread_run_delay_ns() {
     t_file.tried = true;
     if (!g_unavailable.load(std::memory_order_relaxed)) {
       t_file.fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+      if (t_file.fd < 0) {  // kernels before 3.17 have no /proc/thread-self
+        char path[64];
+        std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", static_cast<long>(syscall(SYS_gettid)));
+        t_file.fd = open(path, O_RDONLY | O_CLOEXEC);
+      }
       if (t_file.fd < 0) {
         g_unavailable.store(true, std::memory_order_relaxed);
       } else {
