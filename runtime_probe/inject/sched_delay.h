@@ -1,6 +1,6 @@
 // How long the calling thread has waited for a CPU: the run_delay of /proc/thread-self/schedstat (before
-// Linux 3.17: /proc/self/task/TID/schedstat; ns spent
-// runnable but not running, kept by the kernel's scheduler statistics). Read before and after a blocking
+// Linux 3.17: /proc/self/task/TID/schedstat), the ns it spent runnable but not running, kept by the
+// kernel's scheduler statistics. Read before and after a blocking
 // CUDA call, its growth is the time the thread lost to other threads inside the call: a spinning sync
 // preempted on an overloaded host returns that much later than the GPU let it, and the analysis keeps that
 // time apart from the GPU's (HostCall::descheduled_ns). One pread of an open file per reading, 0.3 us.
