@@ -98,6 +98,7 @@ void TraceWriter::add(const EventStream& w) {
     const std::string name = blocking && h.site >= 0 ? labels_[static_cast<std::size_t>(h.site)] + " " + h.api : h.api;
     json args = {{"api", h.api}, {"kind", std::string(to_string(h.kind))}, {"correlation", h.correlation_id}};
     if (h.site >= 0) args["site"] = labels_[static_cast<std::size_t>(h.site)];
+    if (h.descheduled_ns != 0) args["descheduled_us"] = static_cast<double>(h.descheduled_ns) / 1000.0;  // waiting for a CPU
     event(detail::dump_json(json{{"ph", "X"}, {"cat", blocking ? "sync" : "host"}, {"name", name}, {"pid", pid_}, {"tid", tid},
                {"ts", ts_us(h.start_ns)}, {"dur", static_cast<double>(h.end_ns - h.start_ns) / 1000.0}, {"args", args}}));
   }

@@ -371,6 +371,31 @@ TEST(ProbeTrace, WritesValidTraceEventJsonWithNamedTracksAndBubbles) {
     }
 }
 
+// A sync whose thread waited for a CPU inside it says how long in its slice's args; the others do not.
+TEST(ProbeTrace, ASyncsWaitForACpuIsAnArgumentOfItsSlice) {
+  std::ostringstream out;
+  {
+    TraceWriter w(out, 1, "train");
+    EventStream s = sample_stream();
+    s.host[2].descheduled_ns = 640'000;
+    w.add(s);
+  }
+  const json doc = json::parse(out.str());
+  int syncs = 0, others = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X" || e.value("cat", "") == "gpu") continue;
+    if (e["name"] == "train.py:42 cudaStreamSynchronize") {
+      ++syncs;
+      EXPECT_DOUBLE_EQ(e["args"]["descheduled_us"].get<double>(), 640.0) << e.dump();
+    } else if (e.contains("args") && e["args"].contains("api")) {
+      ++others;
+      EXPECT_FALSE(e["args"].contains("descheduled_us")) << e.dump();
+    }
+  }
+  EXPECT_EQ(syncs, 1);
+  EXPECT_GE(others, 2);
+}
+
 TEST(ProbeTrace, StopsAtTheEventLimitAndSaysSo) {
   std::ostringstream out;
   {
