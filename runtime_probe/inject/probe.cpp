@@ -523,9 +523,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   if (!g_recording.load(std::memory_order_relaxed)) return;
   const std::uint64_t run_delay_at_enter = std::exchange(t_run_delay_at_enter, kNoRunDelay);
-  const std::uint64_t run_delay = (e.cls.blocking || e.cls.check_pageable) && run_delay_at_enter != kNoRunDelay
-                                      ? thread_run_delay_ns()
-                                      : kNoRunDelay;
   RawCall call;
   call.start = cb->correlationData != nullptr ? *cb->correlationData : 0;
   if (call.start == 0 || call.start > end) return;  // its ENTER was not seen (callbacks just switched on)
@@ -546,7 +543,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
   bool paired = call.kind == HostCallKind::StreamSynchronize && t_copy_end != 0 && call.start >= t_copy_end &&
                 call.start - t_copy_end <= kPairGapNs;
-  if (blocking && run_delay != kNoRunDelay && run_delay > run_delay_at_enter) {
+  // Read once the call is known to block (an async copy only when into pageable memory): a few us after
+  // its end, where a preemption would be counted to it too (and cut to its duration).
+  const std::uint64_t run_delay = blocking && run_delay_at_enter != kNoRunDelay ? thread_run_delay_ns() : kNoRunDelay;
+  if (run_delay != kNoRunDelay && run_delay > run_delay_at_enter) {
     call.descheduled_ns = static_cast<std::uint32_t>(std::min({run_delay - run_delay_at_enter, call.end - call.start,
                                                                std::uint64_t{UINT32_MAX}}));
     if (p.debug && call.descheduled_ns > kDescheduledFloorNs) {
