@@ -190,6 +190,17 @@ struct Probe {
   std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
   std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)
   std::atomic<std::uint64_t> descheduled_calls{0}, descheduled_ns{0};  // debug: blocking calls that waited for a CPU
+  // Debug: where in the run the probe's occasional long tasks fall (their count, total time, and when the
+  // last one ended): site captures over 100 us on the program's thread (a full unwind), and the window
+  // cuts on the window thread (symbolizing the new sites, then the analysis).
+  struct Tally {
+    std::atomic<std::uint64_t> count{0}, ns{0}, last_end{0};
+    void add(std::uint64_t start, std::uint64_t end) {
+      count.fetch_add(1, std::memory_order_relaxed);
+      ns.fetch_add(end > start ? end - start : 0, std::memory_order_relaxed);
+      last_end.store(end, std::memory_order_relaxed);
+    }
+  } slow_captures, cuts, symbolizing;
   // The always-on (sync-path) callbacks (debug): ENTERs delivered and calls recorded, the last of each (ns).
   // With SYNCLINT_PROBE_GPU_RECORDS=first, CUPTI stopped calling back on a LibTorch program's thread after a
   // stretch's launch callbacks were switched off, in a few processes (docs/probe.md, "The fixed model on
@@ -266,9 +277,14 @@ std::int32_t capture_site(bool read) {
     site = p.native->capture();
   }
   if (p.debug) {
-    p.site_ns += static_cast<std::uint64_t>(
+    const auto took = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    p.site_ns += took;
     ++p.site_count;
+    if (took > 100'000) {
+      const std::uint64_t end = now_ns();
+      p.slow_captures.add(end - took, end);
+    }
   }
   return site;
 }
@@ -682,13 +698,17 @@ void cut_window(bool final) {
     std::lock_guard cupti(p.cupti_mu);
     p.cupti.activity_flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   }
-  std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(now_ns());
+  const std::uint64_t began = now_ns();
+  std::uint64_t cut = final ? UINT64_MAX : p.rec->safe_cut(began);
   EventStream w = p.rec->take_window(cut, final);
+  const std::uint64_t symbolize = now_ns();
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
+  if (p.debug) p.symbolizing.add(symbolize, now_ns());
   w.sites = p.rec->sites().snapshot();
   fill_gpu_name(w);
   if (p.trace) p.trace->add(w);
   p.rec->consume(std::move(w));
+  if (p.debug) p.cuts.add(began, now_ns());
 }
 
 void report_error(const std::string& what) { std::fprintf(stderr, "synclint probe: %s\n", what.c_str()); }
@@ -732,6 +752,14 @@ void write_outputs() {
                  "synclint probe: sync-path callbacks: %llu entered (the last at %.1f ms), %llu recorded (the last at %.1f ms)\n",
                  static_cast<unsigned long long>(p.sync_path_enters.load()), at_ms(p.last_sync_path_enter.load()),
                  static_cast<unsigned long long>(p.sync_path_recorded.load()), at_ms(p.last_sync_path_recorded.load()));
+    auto tally = [&](const char* what, const Probe::Tally& t) {
+      std::fprintf(stderr, "synclint probe: %s %llu, %.1f ms in all, the last ending at %.1f ms\n", what,
+                   static_cast<unsigned long long>(t.count.load()), static_cast<double>(t.ns.load()) / 1e6,
+                   at_ms(t.last_end.load()));
+    };
+    tally("site captures over 100 us (on the program's thread):", p.slow_captures);
+    tally("window cuts (on the window thread: symbolizing and the analysis):", p.cuts);
+    tally("symbolizing new sites (in the cuts):", p.symbolizing);
     std::fprintf(stderr, "synclint probe: blocking calls descheduled inside %llu times, %.1f ms in all%s\n",
                  static_cast<unsigned long long>(p.descheduled_calls.load()),
                  static_cast<double>(p.descheduled_ns.load()) / 1e6,

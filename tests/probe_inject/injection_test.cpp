@@ -580,6 +580,10 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   ASSERT_GT(model, 0) << model_out;
   if (model_out.find("not measured") != std::string::npos) GTEST_SKIP() << "no /proc/thread-self/schedstat here";
   EXPECT_EQ(model_out.find("descheduled inside 0 times"), std::string::npos) << model_out;
+  // The debug lines say where the probe's long tasks fell: at least the final cut, with its symbolizing.
+  EXPECT_NE(model_out.find("window cuts (on the window thread: symbolizing and the analysis): "), std::string::npos) << model_out;
+  EXPECT_EQ(model_out.find("window cuts (on the window thread: symbolizing and the analysis): 0,"), std::string::npos) << model_out;
+  EXPECT_EQ(model_out.find("symbolizing new sites (in the cuts): 0,"), std::string::npos) << model_out;
   EXPECT_NE(model_out.find("modelled GPU activities"), std::string::npos) << model_out;
   EXPECT_NEAR(model / full, 1.0, 0.25) << "fully recorded " << full << " ms, modelled " << model << " ms\n" << model_out;
 }
