@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Many probed LibTorch processes at once, for a failure too rare to catch one process at a time: on the
-# H200, C++ all-modes processes under SYNCLINT_PROBE_GPU_RECORDS=first (the GPU model, the default since
-# 2026-12-02) recorded no sync at all after some traced stretch (2 of 17 one at a time; 4 of 33 with this script, runs 32-33: docs/probe.md, "The fixed
+# H200, C++ all-modes processes under SYNCLINT_PROBE_GPU_RECORDS=first (the GPU model learned from the
+# first stretch's records, the default from 2026-12-02 00:00 to 05:00) recorded no sync at all after some
+# traced stretch (2 of 17 one at a time; 4 of 33 with this script, runs 32-33: docs/probe.md, "The fixed
 # model on the H200"; runs 34-35 compared fixes side by side with PROBE_ENVS, below: "Switching at the
 # program's sync"). Timings under PARALLEL processes sharing the GPU mean nothing here;
 # only whether each process's report holds every read it made. On a GPU machine, from the repository root
