@@ -281,9 +281,11 @@ std::int32_t capture_site(bool read) {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     p.site_ns += took;
     ++p.site_count;
-    if (took > 100'000) {
+    if (took > 100'000) {  // as it happens, so that it stands among the program's own lines
       const std::uint64_t end = now_ns();
       p.slow_captures.add(end - took, end);
+      std::fprintf(stderr, "synclint probe: site capture of %.1f ms ending at %.1f ms\n", static_cast<double>(took) / 1e6,
+                   end > p.start_ns ? static_cast<double>(end - p.start_ns) / 1e6 : 0.0);
     }
   }
   return site;
@@ -703,12 +705,19 @@ void cut_window(bool final) {
   EventStream w = p.rec->take_window(cut, final);
   const std::uint64_t symbolize = now_ns();
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
-  if (p.debug) p.symbolizing.add(symbolize, now_ns());
+  const std::uint64_t symbolized = now_ns();
+  if (p.debug) p.symbolizing.add(symbolize, symbolized);
   w.sites = p.rec->sites().snapshot();
   fill_gpu_name(w);
   if (p.trace) p.trace->add(w);
   p.rec->consume(std::move(w));
-  if (p.debug) p.cuts.add(began, now_ns());
+  if (p.debug) {
+    const std::uint64_t done = now_ns();
+    p.cuts.add(began, done);
+    std::fprintf(stderr, "synclint probe: window cut of %.1f ms (symbolizing %.1f ms) ending at %.1f ms\n",
+                 static_cast<double>(done - began) / 1e6, static_cast<double>(symbolized - symbolize) / 1e6,
+                 done > p.start_ns ? static_cast<double>(done - p.start_ns) / 1e6 : 0.0);
+  }
 }
 
 void report_error(const std::string& what) { std::fprintf(stderr, "synclint probe: %s\n", what.c_str()); }

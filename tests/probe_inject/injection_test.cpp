@@ -584,6 +584,7 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   EXPECT_NE(model_out.find("window cuts (on the window thread: symbolizing and the analysis): "), std::string::npos) << model_out;
   EXPECT_EQ(model_out.find("window cuts (on the window thread: symbolizing and the analysis): 0,"), std::string::npos) << model_out;
   EXPECT_EQ(model_out.find("symbolizing new sites (in the cuts): 0,"), std::string::npos) << model_out;
+  EXPECT_NE(model_out.find("synclint probe: window cut of "), std::string::npos) << model_out;  // as it happened
   EXPECT_NE(model_out.find("modelled GPU activities"), std::string::npos) << model_out;
   EXPECT_NEAR(model / full, 1.0, 0.25) << "fully recorded " << full << " ms, modelled " << model << " ms\n" << model_out;
 }
