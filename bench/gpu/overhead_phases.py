@@ -23,7 +23,8 @@ stretch, switched on mid-run; untraced after CUPTI was detached and attached aga
 removed), and divided by the same repetition of the round's unprobed process: per state, the median over
 all such repetitions, the median over rounds of each round's median, and the rounds whose median was
 slower. The two untraced states tell a cost that a stretch switched on mid-run leaves behind from one
-that the probe costs all along.
+that the probe costs all along. A repetition during which one of the probe's long tasks ended (a window
+cut, a site capture over 100 us: logged as they end since 2026-12-02) has its state marked so.
 
 With --pool (one or more), the states of one setting over several runs, named NAME: VARIANT as its
 overhead.tsv names it (with " (lang batch)" where the table has several), RUNS_DIR its extracted runs/
@@ -79,21 +80,28 @@ STATE_LINES = (("synclint probe: tracing on", "traced"),
                ("synclint probe: tracing off", None),
                ("synclint probe: CUPTI detached and attached again", "untraced, after a detach"))
 AFTER_FIRST, AFTER_LATER = "untraced, after the first stretch only", "untraced, after a later stretch"
+# The probe's long tasks, each logged as it ends (since 2026-12-02): a repetition during which one ended is
+# set apart (its state with WITH_TASK added), so that their cost shows.
+TASK_LINES = ("synclint probe: window cut of", "synclint probe: site capture of")
+WITH_TASK = ", with a window cut or slow capture"
 REP_LINE = re.compile(r"\brep=(\d+)\b")
 
 
 def rep_states(log_lines):
     """[state of repetition K] from a probed process's stderr: the state set by the last switch line before
-    the benchmark's line for repetition K ("start" before any)."""
-    state, states, later = "start", {}, False
+    the benchmark's line for repetition K ("start" before any), with WITH_TASK added when one of the probe's
+    long tasks ended between the line of repetition K-1 and that of K."""
+    state, states, later, task = "start", {}, False, False
     for line in log_lines:
         for prefix, name in STATE_LINES:
             if line.startswith(prefix):
                 later = later or name == "traced"
                 state = name or (AFTER_LATER if later else AFTER_FIRST)
+        task = task or line.startswith(TASK_LINES)
         m = REP_LINE.search(line)
         if m and "mode=" in line:  # the benchmark's line for a finished repetition
-            states[int(m.group(1))] = state
+            states[int(m.group(1))] = state + (WITH_TASK if task else "")
+            task = False
     return [states[k] for k in sorted(states)]
 
 

@@ -308,6 +308,21 @@ class OverheadPhases(unittest.TestCase):
         self.assertEqual(got, {"default (cpp 16)": 0.1, "default (py 16)": 0.3})
         self.assertEqual(failures, {"default (py 16)": [(3, "rc=139")]})
 
+    def test_a_repetition_during_which_a_probe_task_ended_is_set_apart(self):
+        log = ["synclint probe: tracing off at 1000.0 ms",
+               "cpp mode=none     batch=16   rep=0  2.000 ms/step",
+               "synclint probe: window cut of 13.4 ms (symbolizing 2.9 ms) ending at 1213.8 ms",
+               "cpp mode=none     batch=16   rep=1  2.100 ms/step",
+               "cpp mode=none     batch=16   rep=2  2.000 ms/step",
+               "synclint probe: site capture of 7.6 ms ending at 2400.0 ms",
+               "synclint probe: tracing on at 2500.0 ms (request)",
+               "cpp mode=none     batch=16   rep=3  2.600 ms/step"]
+        self.assertEqual(overhead_phases.rep_states(log), [
+            "untraced, after the first stretch only",
+            "untraced, after the first stretch only, with a window cut or slow capture",
+            "untraced, after the first stretch only",
+            "traced, with a window cut or slow capture"])
+
     def test_repetitions_are_put_in_the_state_the_probe_log_shows_before_them(self):
         log = ["synclint probe: tracing off at 1000.0 ms",
                "cpp mode=none     batch=16   rep=0  2.000 ms/step",
