@@ -1,5 +1,6 @@
-// How well the GPU model (SYNCLINT_PROBE_GPU_RECORDS=first) stands in for the GPU records: takes a fully
-// traced recording (SYNCLINT_PROBE_SAMPLE=1 SYNCLINT_PROBE_RECORD=1), drops its GPU records from a given
+// How well the GPU model stands in for the GPU records (FROM 0: SYNCLINT_PROBE_GPU_RECORDS=model, the
+// default; `settle`: =first): takes a fully traced recording (SYNCLINT_PROBE_SAMPLE=1
+// SYNCLINT_PROBE_RECORD=1), drops its GPU records from a given
 // point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
 // site, the recorded estimates beside the modelled ones.
 //

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates bench/results/model-check/records-free.txt: bench/model_check on run 29's recordings
 # (gpu-run29-raw/recordings.tar.xz) and on those of runtime_probe/testdata, with every GPU record dropped
-# ("0": as SYNCLINT_PROBE_GPU_RECORDS=model runs) beside the records ending where the probe's first stretch
-# would have ended ("settle": the default), then run 29's three with the probe's 2 s windows. From the
-# repository root, after building (build/bench/model_check).
+# ("0": as SYNCLINT_PROBE_GPU_RECORDS=model, the default, runs) beside the records ending where the probe's
+# first stretch would have ended ("settle": SYNCLINT_PROBE_GPU_RECORDS=first), then run 29's three with the
+# probe's 2 s windows. From the repository root, after building (build/bench/model_check).
 set -euo pipefail
 out=bench/results/model-check/records-free.txt
 w=$(mktemp -d)
@@ -11,7 +11,7 @@ trap 'rm -rf "$w"' EXIT
 tar xJf bench/results/gpu-run29-raw/recordings.tar.xz -C "$w"
 run29=(cpp-16/stream-1041.json cpp-128/stream-1058.json py-16/stream-1079.json)
 {
-  echo "# build/bench/model_check STREAM 0 settle ($(date -u +%F), bench/results/model-check/records-free.sh): each recording's GPU records dropped from its first host call on (\"0%\": no records at all, every duration fitted to the syncs alone, as SYNCLINT_PROBE_GPU_RECORDS=model runs), beside the records ending where the probe's first stretch would have ended (\"settle\", as the default runs); run 29's recordings from bench/results/gpu-run29-raw/recordings.tar.xz, the others from runtime_probe/testdata"
+  echo "# build/bench/model_check STREAM 0 settle ($(date -u +%F), bench/results/model-check/records-free.sh): each recording's GPU records dropped from its first host call on (\"0%\": no records at all, every duration fitted to the syncs alone, as SYNCLINT_PROBE_GPU_RECORDS=model, the default, runs), beside the records ending where the probe's first stretch would have ended (\"settle\", as SYNCLINT_PROBE_GPU_RECORDS=first runs); run 29's recordings from bench/results/gpu-run29-raw/recordings.tar.xz, the others from runtime_probe/testdata"
   for f in "${run29[@]}"; do
     echo "== gpu-run29-raw recordings.tar.xz: $f"
     build/bench/model_check "$w/$(find "$w" -path "*/$f" -printf '%P\n' | head -1)" 0 settle
