@@ -124,15 +124,14 @@ void GpuModel::learn(const EventStream& chunk) {
       // when the call took 25 us (a copy, a first launch), so a latency from the start would vary tenfold.
       if (before[cw.first] <= start) latency_.add(at(g.start_ns) - end);
       else if (at(g.start_ns) >= before[cw.first]) queued.emplace_back(end, before[cw.first], at(g.start_ns));
-    } else if (h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) {
+    } else if ((h.kind == HostCallKind::StreamSynchronize || h.kind == HostCallKind::DeviceSynchronize) &&
+               h.descheduled_ns <= kDescheduledFloorNs) {  // one descheduled inside returned late: not learned
       // The GPU's last work before its return: ended inside it, it waited and returned this long after;
       // ended before it began, the sync took only its own time (5-13 us on the H200 with the launch
       // callbacks on, where 1 us was assumed: a sync that found the GPU done then looked as if it waited).
       auto e = std::upper_bound(ends.begin(), ends.end(), end);
       if (e == ends.begin()) continue;
       const double last = *std::prev(e);
-      // A sync whose thread was descheduled inside it returned late for the host's reasons: not learned.
-      if (h.descheduled_ns > kDescheduledFloorNs) continue;
       if (last > start) return_.add(end - last);
       else sync_work_.add(end - start);
     }

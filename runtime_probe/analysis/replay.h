@@ -139,7 +139,9 @@ class Segment {
     std::int64_t first_act = -1, last_act = -1;  // linked GPU activities (a list through Act::next)
     std::uint32_t waits_begin = 0, waits_end = 0;  // streams a sync waits for: waits_[begin, end)
     double kept_overhead = 0, removed_overhead = 0, wake = 0;
-    double descheduled = 0;  // the wake-up beyond kMaxWakeNs: stays when the call is removed
+    // Host time lost inside the call (the wake-up beyond kMaxWakeNs, or the measured wait for a CPU,
+    // HostCall::descheduled_ns, whichever is longer): it stays when the call is removed.
+    double descheduled = 0;
   };
   struct Act {
     StreamKey key;

@@ -394,14 +394,21 @@ struct RecordSwitches {
   ProbeReport report;
 };
 
+// The report the probe's debug line at exit names ("... report PATH"), read; nullopt when there is none.
+std::optional<ProbeReport> report_named_in(const std::string& out) {
+  const auto at = out.find(" report ");
+  if (at == std::string::npos) return std::nullopt;
+  return read_report(out.substr(at + 8, out.find('\n', at) - at - 8));
+}
+
 std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const char*, const char*>> setting,
                                                   const char* steps = "1500") {
   RecordSwitches r;
   setting.insert(setting.end(), {{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}});
   const auto played = play_logged(setting, steps, r.out, true);
   const auto records_at = r.out.find("gpu records ");
-  const auto report_at = r.out.find(" report ");
-  if (!played || records_at == std::string::npos || report_at == std::string::npos) {
+  std::optional<ProbeReport> report = report_named_in(r.out);
+  if (!played || records_at == std::string::npos || !report) {
     ADD_FAILURE() << r.out;
     return std::nullopt;
   }
@@ -417,7 +424,7 @@ std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const ch
     const std::uint64_t n = std::strtoull(r.out.c_str() + at + 24, &rest, 10);
     r.modelled.emplace(n, std::strtoull(rest + 2, nullptr, 10));
   }
-  r.report = read_report(r.out.substr(report_at + 8, r.out.find('\n', report_at) - report_at - 8));
+  r.report = std::move(*report);
   return r;
 }
 
@@ -520,11 +527,9 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "enable"; }), model ? 0 : 1)
         << what << "\n" << out;
     EXPECT_EQ(std::count_if(played->begin(), played->end(), [](const auto& e) { return e.first == "disable"; }), 0) << out;
-    const auto report_at = out.find(" report ");
-    ASSERT_NE(report_at, std::string::npos) << out;
-    EXPECT_EQ(read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8)).run.gpu_records,
-              model ? "model" : "all")
-        << what;
+    const std::optional<ProbeReport> report = report_named_in(out);
+    ASSERT_TRUE(report) << out;
+    EXPECT_EQ(report->run.gpu_records, model ? "model" : "all") << what;
   }
 }
 
@@ -567,10 +572,8 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   auto saving = [](std::vector<std::pair<const char*, const char*>> env, std::string& out) -> double {
     env.insert(env.end(), {{"FAKE_HOST_HOG", "1"}, {"SYNCLINT_PROBE_DEBUG", "1"}});
     if (!play_logged(env, "1500", out, true)) return -1;
-    const auto report_at = out.find(" report ");
-    if (report_at == std::string::npos) return -1;
-    const ProbeReport r = read_report(out.substr(report_at + 8, out.find('\n', report_at) - report_at - 8));
-    return r.sites.size() == 1 && r.sites[0].calls == 1500 ? r.sites[0].predicted_saving_ms : -1;
+    const std::optional<ProbeReport> r = report_named_in(out);
+    return r && r->sites.size() == 1 && r->sites[0].calls == 1500 ? r->sites[0].predicted_saving_ms : -1;
   };
   std::string full_out, model_out;
   const double full = saving({{"SYNCLINT_PROBE_SAMPLE", "1"}}, full_out);
