@@ -241,6 +241,9 @@ std::uint64_t now_ns() {
   return t;
 }
 
+// A time on the probe's clock in ms since the probe started (the debug lines' times).
+double ms_since_start(std::uint64_t ns) { return ns > g->start_ns ? static_cast<double>(ns - g->start_ns) / 1e6 : 0.0; }
+
 void wake_watcher(char c) {
   if (g != nullptr && g->wake[1] >= 0) {
     ssize_t r = write(g->wake[1], &c, 1);
@@ -285,7 +288,7 @@ std::int32_t capture_site(bool read) {
       const std::uint64_t end = now_ns();
       p.slow_captures.add(end - took, end);
       std::fprintf(stderr, "synclint probe: site capture of %.1f ms ending at %.1f ms\n", static_cast<double>(took) / 1e6,
-                   end > p.start_ns ? static_cast<double>(end - p.start_ns) / 1e6 : 0.0);
+                   ms_since_start(end));
     }
   }
   return site;
@@ -716,7 +719,7 @@ void cut_window(bool final) {
     p.cuts.add(began, done);
     std::fprintf(stderr, "synclint probe: window cut of %.1f ms (symbolizing %.1f ms) ending at %.1f ms\n",
                  static_cast<double>(done - began) / 1e6, static_cast<double>(symbolized - symbolize) / 1e6,
-                 done > p.start_ns ? static_cast<double>(done - p.start_ns) / 1e6 : 0.0);
+                 ms_since_start(done));
   }
 }
 
@@ -756,15 +759,14 @@ void write_outputs() {
   if (p.debug && p.gpu_model && p.rec != nullptr)
     std::fprintf(stderr, "synclint probe: %s\n", p.rec->model_summary().c_str());
   if (p.debug) {
-    auto at_ms = [&](std::uint64_t ns) { return ns > p.start_ns ? static_cast<double>(ns - p.start_ns) / 1e6 : 0.0; };
     std::fprintf(stderr,
                  "synclint probe: sync-path callbacks: %llu entered (the last at %.1f ms), %llu recorded (the last at %.1f ms)\n",
-                 static_cast<unsigned long long>(p.sync_path_enters.load()), at_ms(p.last_sync_path_enter.load()),
-                 static_cast<unsigned long long>(p.sync_path_recorded.load()), at_ms(p.last_sync_path_recorded.load()));
+                 static_cast<unsigned long long>(p.sync_path_enters.load()), ms_since_start(p.last_sync_path_enter.load()),
+                 static_cast<unsigned long long>(p.sync_path_recorded.load()), ms_since_start(p.last_sync_path_recorded.load()));
     auto tally = [&](const char* what, const Probe::Tally& t) {
       std::fprintf(stderr, "synclint probe: %s %llu, %.1f ms in all, the last ending at %.1f ms\n", what,
                    static_cast<unsigned long long>(t.count.load()), static_cast<double>(t.ns.load()) / 1e6,
-                   at_ms(t.last_end.load()));
+                   ms_since_start(t.last_end.load()));
     };
     tally("site captures over 100 us (on the program's thread):", p.slow_captures);
     tally("window cuts (on the window thread: symbolizing and the analysis):", p.cuts);
