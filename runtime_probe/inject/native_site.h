@@ -28,6 +28,8 @@ class NativeSites {
   // Symbolizes every placeholder created since the last call and rewrites it in the site table.
   void resolve();
   const Symbolizer& symbolizer() const { return symbolizer_; }
+  // Ends the symbolizer's tool processes (the probe's end; a later resolve() starts them again).
+  void stop_symbolizer() { symbolizer_.stop(); }
   // Walks done from learned steps, and full unwinds (SYNCLINT_PROBE_DEBUG).
   std::uint64_t fast_walks() const { return fast_walks_; }
   std::uint64_t full_walks() const { return full_walks_; }

@@ -771,6 +771,8 @@ void write_outputs() {
     tally("site captures over 100 us (on the program's thread):", p.slow_captures);
     tally("window cuts (on the window thread: symbolizing and the analysis):", p.cuts);
     tally("symbolizing new sites (in the cuts):", p.symbolizing);
+    if (p.native)
+      std::fprintf(stderr, "synclint probe: symbolizer tool processes started: %zu\n", p.native->symbolizer().tools_started());
     std::fprintf(stderr, "synclint probe: blocking calls descheduled inside %llu times, %.1f ms in all%s\n",
                  static_cast<unsigned long long>(p.descheduled_calls.load()),
                  static_cast<double>(p.descheduled_ns.load()) / 1e6,
@@ -819,6 +821,7 @@ void finish_once() {
     cut_window(true);
     g_recording.store(false);
   }
+  if (g->native) g->native->stop_symbolizer();  // the last cut has symbolized every site
   write_outputs();
 }
 

@@ -1,10 +1,14 @@
 #include "symbolizer.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -125,6 +129,35 @@ std::string find_on_path(std::string_view name) {
   return {};
 }
 
+namespace {
+// The program's environment without the variables that would load the probe into the child.
+std::vector<char*> child_environment() {
+  std::vector<char*> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0 || std::strncmp(*e, "LD_PRELOAD=", 11) == 0) continue;
+    env.push_back(*e);
+  }
+  env.push_back(nullptr);
+  return env;
+}
+
+// posix_spawn of argv with the file actions given; the pid, or -1.
+pid_t spawn(const std::vector<std::string>& argv, const posix_spawn_file_actions_t& actions) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> env = child_environment();
+  pid_t pid = 0;
+  return posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data()) == 0 ? pid : -1;
+}
+
+void reap(pid_t pid, int* status = nullptr) {
+  int ignored = 0;
+  while (waitpid(pid, status != nullptr ? status : &ignored, 0) < 0 && errno == EINTR) {
+  }
+}
+}  // namespace
+
 bool run_capture(const std::vector<std::string>& argv, std::string& out) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return false;
@@ -133,20 +166,10 @@ bool run_capture(const std::vector<std::string>& argv, std::string& out) {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<char*> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (std::strncmp(*e, "CUDA_INJECTION64_PATH=", 22) == 0 || std::strncmp(*e, "LD_PRELOAD=", 11) == 0) continue;
-    env.push_back(*e);
-  }
-  env.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  const pid_t pid = spawn(argv, actions);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
-  if (rc != 0) {
+  if (pid < 0) {
     close(fds[0]);
     return false;
   }
@@ -163,9 +186,24 @@ bool run_capture(const std::vector<std::string>& argv, std::string& out) {
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  reap(pid, &status);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool answer_complete(Symbolizer::Tool tool, std::string_view reply, std::size_t addresses) {
+  if (reply.empty() || reply.back() != '\n') return false;
+  if (tool == Symbolizer::Tool::LlvmSymbolizer) {
+    std::size_t blocks = 0;
+    for (std::size_t at = reply.find("\n\n"); at != std::string_view::npos; at = reply.find("\n\n", at + 2)) ++blocks;
+    return blocks >= addresses;
+  }
+  // addr2line: the end address's echo on a line of its own (a batch's first line is a real address's),
+  // then its function and location lines.
+  const std::string marker = "\n" + std::string(kEndAddress) + "\n";
+  const std::size_t at = reply.rfind(marker);
+  if (at == std::string_view::npos) return false;
+  const std::string_view after = reply.substr(at + marker.size());
+  return std::count(after.begin(), after.end(), '\n') >= 2;
 }
 
 Symbolizer::Symbolizer() {
@@ -185,24 +223,125 @@ Symbolizer::Symbolizer() {
   }
 }
 
-std::vector<std::vector<SourceFrame>> Symbolizer::symbolize(const std::string& module,
-                                                            const std::vector<std::uint64_t>& offsets) const {
-  if (tool_ == Tool::None || offsets.empty()) return std::vector<std::vector<SourceFrame>>(offsets.size());
-  std::vector<std::string> argv;
-  if (tool_ == Tool::Addr2line) {
-    argv = {tool_path_, "-a", "-f", "-C", "-i", "-e", module};
-  } else {
-    argv = {tool_path_, "--inlining", "--demangle", "--functions=linkage", "--obj=" + module};
+Symbolizer::Symbolizer(Tool tool, std::string tool_path, std::chrono::milliseconds timeout)
+    : tool_(tool), tool_path_(std::move(tool_path)), timeout_(timeout) {}
+
+Symbolizer::~Symbolizer() { stop(); }
+
+std::size_t Symbolizer::tools_started() const {
+  std::lock_guard lock(mu_);
+  return started_;
+}
+
+std::vector<std::vector<SourceFrame>> Symbolizer::parse(std::string_view text, std::size_t addresses) const {
+  return tool_ == Tool::Addr2line ? parse_addr2line(text, addresses) : parse_llvm_symbolizer(text, addresses);
+}
+
+void Symbolizer::end(Running& r, bool reap_it) {
+  if (r.fd >= 0) close(r.fd);
+  if (reap_it && r.pid > 0) {
+    kill(r.pid, SIGKILL);
+    reap(r.pid);
   }
+  r = Running{};
+}
+
+void Symbolizer::stop() {
+  std::lock_guard lock(mu_);
+  // Tools started by a parent before a fork are not this process's children: only its copies of their
+  // connections are closed.
+  const bool ours = owner_ == getpid();
+  for (auto& [module, r] : running_) end(r, ours);
+  running_.clear();
+}
+
+std::vector<std::vector<SourceFrame>> Symbolizer::symbolize(const std::string& module,
+                                                            const std::vector<std::uint64_t>& offsets) {
+  std::vector<std::vector<SourceFrame>> unknown(offsets.size());
+  if (tool_ == Tool::None || offsets.empty()) return unknown;
+  std::lock_guard lock(mu_);
+  if (owner_ != getpid()) {  // first use, or the first in a forked child
+    for (auto& [m, r] : running_) end(r, false);
+    running_.clear();
+    owner_ = getpid();
+  }
+  if (failed_.count(module) != 0) return unknown;
+  Running& r = running_[module];
+  if (r.pid < 0) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      running_.erase(module);
+      return unknown;
+    }
+    std::vector<std::string> argv;
+    if (tool_ == Tool::Addr2line) {
+      argv = {tool_path_, "-a", "-f", "-C", "-i", "-e", module};
+    } else {
+      argv = {tool_path_, "--inlining", "--demangle", "--functions=linkage", "--obj=" + module};
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    r.pid = spawn(argv, actions);
+    posix_spawn_file_actions_destroy(&actions);
+    close(sv[1]);
+    if (r.pid < 0) {
+      close(sv[0]);
+      running_.erase(module);
+      failed_.insert(module);
+      return unknown;
+    }
+    r.fd = sv[0];
+    fcntl(r.fd, F_SETFL, fcntl(r.fd, F_GETFL) | O_NONBLOCK);
+    ++started_;
+  }
+
+  std::string request;
   char hex[32];
   for (auto off : offsets) {
-    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(off));
-    argv.emplace_back(hex);
+    std::snprintf(hex, sizeof hex, "0x%llx\n", static_cast<unsigned long long>(off));
+    request += hex;
   }
-  std::string out;
-  run_capture(argv, out);
-  return tool_ == Tool::Addr2line ? parse_addr2line(out, offsets.size())
-                                  : parse_llvm_symbolizer(out, offsets.size());
+  if (tool_ == Tool::Addr2line) request.append(kEndAddress).push_back('\n');
+  // Written and read together: a batch larger than the socket's buffer would otherwise block both sides.
+  std::string reply;
+  std::size_t written = 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  bool ok = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd pfd{r.fd, static_cast<short>(POLLIN | (written < request.size() ? POLLOUT : 0)), 0};
+    const int n = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if ((pfd.revents & POLLOUT) != 0) {
+      const ssize_t w = send(r.fd, request.data() + written, request.size() - written, MSG_NOSIGNAL);
+      if (w < 0 && errno != EAGAIN && errno != EINTR) break;
+      if (w > 0) written += static_cast<std::size_t>(w);
+    }
+    if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+      char buf[65536];
+      const ssize_t got = recv(r.fd, buf, sizeof buf, 0);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) break;  // the tool exited
+      if (got > 0) {
+        reply.append(buf, static_cast<std::size_t>(got));
+        if (written == request.size() && answer_complete(tool_, reply, offsets.size())) {
+          ok = true;
+          break;
+        }
+      }
+    }
+  }
+  if (!ok) {
+    end(r, true);
+    running_.erase(module);
+    failed_.insert(module);
+    return unknown;
+  }
+  return parse(reply, offsets.size());
 }
 
 }  // namespace synclint::probe::inject

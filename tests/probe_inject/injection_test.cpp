@@ -581,6 +581,8 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   const double model = saving({{"SYNCLINT_PROBE_GPU_RECORDS", "model"}, {"SYNCLINT_PROBE_FIRST_MS", "100000"}}, model_out);
   ASSERT_GT(full, 0) << full_out;
   ASSERT_GT(model, 0) << model_out;
+  // The played program's one module, symbolized by one tool process kept running until the probe's end.
+  EXPECT_NE(model_out.find("symbolizer tool processes started: 1\n"), std::string::npos) << model_out;
   if (model_out.find("not measured") != std::string::npos) GTEST_SKIP() << "no /proc/thread-self/schedstat here";
   EXPECT_EQ(model_out.find("descheduled inside 0 times"), std::string::npos) << model_out;
   // The debug lines say where the probe's long tasks fell: at least the final cut, with its symbolizing.
