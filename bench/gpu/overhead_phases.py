@@ -3,6 +3,7 @@
 
     overhead_phases.py OVERHEAD.TSV [SEGMENTS] [--logs RUNS_DIR]
     overhead_phases.py --pool NAME=VARIANT@OVERHEAD.TSV:RUNS_DIR [--pool ...]
+    overhead_phases.py --rounds NAME=VARIANT@OVERHEAD.TSV [--rounds ...]
 
 overhead.sh runs mode none of the benchmark in separate processes, its variants (unprobed, the probe with
 one setting or another) interleaved round by round. With many short repetitions (e.g. STEPS=100 REPS=40)
@@ -33,6 +34,9 @@ slower; and per run, the whole-process figure.
 
 After the segments: per variant, the whole-process median over rounds with a 95% percentile bootstrap
 interval (rounds resampled), and the share of resampled medians at or under +3%, the overhead target.
+
+With --rounds (one or more), that whole-process figure over the rounds of several runs together, named NAME
+(each run's rounds against its own unprobed processes), then per run; no logs needed.
 """
 import csv
 import os
@@ -229,6 +233,34 @@ def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0 if argv else 2
+    if argv[0] == "--rounds":
+        if len(argv) % 2 or any(flag != "--rounds" for flag in argv[::2]):
+            print("overhead_phases: --rounds needs NAME=VARIANT@OVERHEAD.TSV", file=sys.stderr)
+            return 2
+        pools, runs = {}, []
+        for spec in argv[1::2]:
+            name, sep, rest = spec.partition("=")
+            variant, at, tsv = rest.rpartition("@")
+            if not (sep and at and name and variant and tsv):
+                print("overhead_phases: --rounds %r is not NAME=VARIANT@OVERHEAD.TSV" % spec, file=sys.stderr)
+                return 2
+            try:
+                ratios = whole_ratios(read_table(tsv)).get(variant)
+            except OSError as e:
+                print("overhead_phases: %s" % e, file=sys.stderr)
+                return 1
+            if not ratios:
+                print("overhead_phases: no rounds of %r in %s" % (variant, tsv), file=sys.stderr)
+                return 1
+            pools.setdefault(name, []).extend(ratios)
+            runs.append(("%s: %s" % (name, tsv), ratios))
+        print("| pooled as | rounds | whole process | 95% interval of the median (bootstrap over rounds) "
+              "| resampled medians at or under +3% |\n|---|---|---|---|---|")
+        for label, ratios in list(pools.items()) + runs:
+            median, low, high, share = median_interval(ratios)
+            print("| %s | %d | %+.1f%% | %+.1f%% to %+.1f%% | %.0f%% |" % (label, len(ratios), 100 * median, 100 * low,
+                                                                         100 * high, 100 * share))
+        return 0
     if argv[0] == "--pool":
         if len(argv) % 2:
             print("overhead_phases: --pool needs NAME=VARIANT@OVERHEAD.TSV:RUNS_DIR", file=sys.stderr)

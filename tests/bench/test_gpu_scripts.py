@@ -290,6 +290,30 @@ class OverheadPhases(unittest.TestCase):
             os.unlink(path)
         self.assertIn("| default | 3 | +5.0% | +5.0% to +5.0% | 0% |", out.getvalue())
 
+    def test_rounds_of_several_runs_pool_each_against_its_own_unprobed_processes(self):
+        # Run a: probed 2% slower in each of 2 rounds; run b, on a machine twice as slow: 6% in 1 round.
+        def run(base, cost, rounds, variant):
+            rows = ["variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s"]
+            for r in range(1, rounds + 1):
+                rows.append("unprobed\tcpp\t16\t%d\t%s\t1\t1" % (r, ",".join(["%.4f" % base] * 3)))
+                rows.append("%s\tcpp\t16\t%d\t%s\t1\t1" % (variant, r, ",".join(["%.4f" % (base * cost)] * 3)))
+            return write_log(rows)
+        a, b = run(2.0, 1.02, 2, "D=1"), run(4.0, 1.06, 1, "D=1+M=1")
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(overhead_phases.main(["--rounds", "both=D=1@" + a, "--rounds", "both=D=1+M=1@" + b]), 0)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(overhead_phases.main(["--rounds", "both=X=1@" + a]), 1)
+                self.assertEqual(overhead_phases.main(["--rounds", "both@" + a]), 2)
+        finally:
+            os.unlink(a)
+            os.unlink(b)
+        self.assertIn("| both | 3 | +2.0% | +2.0% to +6.0% |", out.getvalue())
+        self.assertIn("| both: " + b + " | 1 | +6.0% | +6.0% to +6.0% | 0% |", out.getvalue())
+        self.assertIn("no rounds of 'X=1'", err.getvalue())
+
     def test_several_languages_are_kept_apart_and_failed_processes_counted(self):
         # C++ probed 10% slower, Python 30% slower; one Python process failed.
         rows = ["variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s"]
