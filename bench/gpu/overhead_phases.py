@@ -86,8 +86,8 @@ STATE_LINES = (("synclint probe: tracing on", "traced"),
 AFTER_FIRST, AFTER_LATER = "untraced, after the first stretch only", "untraced, after a later stretch"
 # The probe's long tasks, each logged as it ends (since 2026-12-02): a repetition during which one ended is
 # set apart (its state with WITH_TASK added), so that their cost shows.
-TASK_LINES = ("synclint probe: window cut of", "synclint probe: site capture of")
-WITH_TASK = ", with a window cut or slow capture"
+TASK_LINES = ("synclint probe: window cut of", "synclint probe: site capture of", "synclint probe: symbolizing new sites of")
+WITH_TASK = ", with a window cut, slow capture or symbolizing"
 REP_LINE = re.compile(r"\brep=(\d+)\b")
 
 

@@ -234,6 +234,7 @@ std::int32_t NativeSites::site_for_candidates(const Candidates& c, int n) {
     std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(c[0] - mod.bias - 1));
     site = table_.add_unique({mod.path, 0, std::string(hex), "cpp"});
     pending_.push_back({site, c});
+    new_placeholders_.store(true, std::memory_order_relaxed);
   }
   site_cache_.emplace(c, site);
   return site;

@@ -1,6 +1,7 @@
 // C++ call sites: the innermost return address outside CUDA, LibTorch, the C/C++ runtime and the probe,
-// recorded as (module, offset) at the call and symbolized in batches (one tool run per module) before
-// the window that uses it is analysed. Each distinct return address is symbolized once.
+// recorded as (module, offset) at the call and symbolized in batches (by one tool process per module) on
+// the window thread, as soon as they are captured and at the latest before the window that uses them is
+// analysed. Each distinct return address is symbolized once.
 #pragma once
 
 #include <array>
@@ -27,6 +28,11 @@ class NativeSites {
   std::int32_t site_for(void* const* frames, int n);
   // Symbolizes every placeholder created since the last call and rewrites it in the site table.
   void resolve();
+  // True once after capture() made new placeholders: the probe then has the window thread resolve them at
+  // once, rather than at its next cut (which may fall in the program's timed steps).
+  bool take_new_placeholders() {
+    return new_placeholders_.load(std::memory_order_relaxed) && new_placeholders_.exchange(false, std::memory_order_relaxed);
+  }
   const Symbolizer& symbolizer() const { return symbolizer_; }
   // Ends the symbolizer's tool processes (the probe's end; a later resolve() starts them again).
   void stop_symbolizer() { symbolizer_.stop(); }
@@ -99,6 +105,7 @@ class NativeSites {
   std::unordered_map<Candidates, std::int32_t, CandidatesHash> site_cache_;
   std::unordered_map<std::uintptr_t, Resolved> resolved_;  // symbolized return addresses
   std::vector<Pending> pending_;
+  std::atomic<bool> new_placeholders_{false};
 };
 
 // The frame of an inline chain (innermost first) to report: the innermost whose file is not skipped,

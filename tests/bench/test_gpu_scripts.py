@@ -340,12 +340,15 @@ class OverheadPhases(unittest.TestCase):
                "cpp mode=none     batch=16   rep=2  2.000 ms/step",
                "synclint probe: site capture of 7.6 ms ending at 2400.0 ms",
                "synclint probe: tracing on at 2500.0 ms (request)",
-               "cpp mode=none     batch=16   rep=3  2.600 ms/step"]
+               "cpp mode=none     batch=16   rep=3  2.600 ms/step",
+               "synclint probe: symbolizing new sites of 0.1 ms ending at 2700.0 ms",
+               "cpp mode=none     batch=16   rep=4  2.600 ms/step"]
         self.assertEqual(overhead_phases.rep_states(log), [
             "untraced, after the first stretch only",
-            "untraced, after the first stretch only, with a window cut or slow capture",
+            "untraced, after the first stretch only, with a window cut, slow capture or symbolizing",
             "untraced, after the first stretch only",
-            "traced, with a window cut or slow capture"])
+            "traced, with a window cut, slow capture or symbolizing",
+            "traced, with a window cut, slow capture or symbolizing"])
 
     def test_repetitions_are_put_in_the_state_the_probe_log_shows_before_them(self):
         log = ["synclint probe: tracing off at 1000.0 ms",

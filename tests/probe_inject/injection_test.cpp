@@ -588,7 +588,12 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   // The debug lines say where the probe's long tasks fell: at least the final cut, with its symbolizing.
   EXPECT_NE(model_out.find("window cuts (on the window thread: symbolizing and the analysis): "), std::string::npos) << model_out;
   EXPECT_EQ(model_out.find("window cuts (on the window thread: symbolizing and the analysis): 0,"), std::string::npos) << model_out;
-  EXPECT_EQ(model_out.find("symbolizing new sites (in the cuts): 0,"), std::string::npos) << model_out;
+  EXPECT_EQ(model_out.find("symbolizing new sites (on the window thread, as they come and in the cuts): 0,"),
+            std::string::npos) << model_out;
+  // The read's site symbolized as soon as it was captured (its first read), not at the first cut.
+  const std::size_t symbolized = model_out.find("synclint probe: symbolizing new sites of ");
+  EXPECT_NE(symbolized, std::string::npos) << model_out;
+  EXPECT_LT(symbolized, model_out.find("synclint probe: window cut of ")) << model_out;
   EXPECT_NE(model_out.find("synclint probe: window cut of "), std::string::npos) << model_out;  // as it happened
   EXPECT_NE(model_out.find("modelled GPU activities"), std::string::npos) << model_out;
   EXPECT_NEAR(model / full, 1.0, 0.25) << "fully recorded " << full << " ms, modelled " << model << " ms\n" << model_out;
