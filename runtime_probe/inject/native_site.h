@@ -36,6 +36,8 @@ class NativeSites {
   const Symbolizer& symbolizer() const { return symbolizer_; }
   // Ends the symbolizer's tool processes (the probe's end; a later resolve() starts them again).
   void stop_symbolizer() { symbolizer_.stop(); }
+  // Ends the symbolizer's tools that have had no new site for Symbolizer::kIdle (at each window cut).
+  void stop_idle_symbolizer(std::chrono::steady_clock::time_point now) { symbolizer_.stop_idle(now); }
   // Walks done from learned steps, and full unwinds (SYNCLINT_PROBE_DEBUG).
   std::uint64_t fast_walks() const { return fast_walks_; }
   std::uint64_t full_walks() const { return full_walks_; }

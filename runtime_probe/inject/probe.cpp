@@ -709,6 +709,7 @@ void cut_window(bool final) {
   EventStream w = p.rec->take_window(cut, final);
   const std::uint64_t symbolize = now_ns();
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
+  if (!final) p.native->stop_idle_symbolizer(std::chrono::steady_clock::now());
   const std::uint64_t symbolized = now_ns();
   if (p.debug) p.symbolizing.add(symbolize, symbolized);
   w.sites = p.rec->sites().snapshot();

@@ -233,6 +233,24 @@ std::size_t Symbolizer::tools_started() const {
   return started_;
 }
 
+std::size_t Symbolizer::tools_running() const {
+  std::lock_guard lock(mu_);
+  return owner_ == getpid() ? running_.size() : 0;
+}
+
+void Symbolizer::stop_idle(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration idle) {
+  std::lock_guard lock(mu_);
+  if (owner_ != getpid()) return;
+  for (auto it = running_.begin(); it != running_.end();) {
+    if (now - it->second.last_used > idle) {
+      end(it->second, true);
+      it = running_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 std::vector<std::vector<SourceFrame>> Symbolizer::parse(std::string_view text, std::size_t addresses) const {
   return tool_ == Tool::Addr2line ? parse_addr2line(text, addresses) : parse_llvm_symbolizer(text, addresses);
 }
@@ -341,6 +359,7 @@ std::vector<std::vector<SourceFrame>> Symbolizer::symbolize(const std::string& m
     failed_.insert(module);
     return unknown;
   }
+  r.last_used = std::chrono::steady_clock::now();
   return parse(reply, offsets.size());
 }
 

@@ -1,7 +1,8 @@
 // Native return addresses -> file:line + function, from the DWARF of each module, by the binutils
 // addr2line (or llvm-symbolizer): one tool process per module, started at the module's first batch of
-// addresses and kept running, each batch written to its stdin and read back from its stdout (both tools
-// answer each address read from stdin at once). A tool loads the module's debug information once: 0.1 s
+// addresses and kept running while batches come (ended after a minute without one, and at the probe's
+// end), each batch written to its stdin and read back from its stdout (both tools answer each address read
+// from stdin at once). A tool loads the module's debug information once: 0.1 s
 // for the C++ benchmark's binary on the H200, which each batch paid again when the tool was spawned for it
 // (two or three batches a process, 0.3 s of CPU beside the program's steps). Without either tool, dladdr's symbol
 // name is used (no line).
@@ -52,13 +53,20 @@ class Symbolizer {
   // Ends the tools started by this process: closes their input, kills and reaps them. A later symbolize
   // starts a module's tool again. In a forked child it only closes the inherited connections.
   void stop();
-  // Tool processes started so far (one per module while none fails).
+  // Ends the tools that answered no batch since `idle` before `now` (a tool holds its module's debug
+  // information in memory: 63 MB for a 61 MB binary with debug information; new sites mostly come in a
+  // program's first steps). A later batch starts the module's tool again.
+  static constexpr std::chrono::seconds kIdle{60};
+  void stop_idle(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration idle = kIdle);
+  // Tool processes started so far (one per module while none fails and none is stopped), and running now.
   std::size_t tools_started() const;
+  std::size_t tools_running() const;
 
  private:
   struct Running {
     pid_t pid = -1;
     int fd = -1;  // both the tool's stdin and stdout (a socket: a dead tool cannot raise SIGPIPE here)
+    std::chrono::steady_clock::time_point last_used;
   };
   void end(Running& r, bool reap);
   std::vector<std::vector<SourceFrame>> parse(std::string_view text, std::size_t addresses) const;

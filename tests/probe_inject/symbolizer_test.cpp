@@ -131,8 +131,17 @@ void one_tool_for_every_batch(Symbolizer::Tool tool, const char* name) {
   expect_marker(sym.symbolize(m.exe, std::vector<std::uint64_t>(6000, m.offset)), 6000);
   EXPECT_EQ(sym.tools_started(), 1u);
   sym.stop();  // a later batch starts the tool again
+  EXPECT_EQ(sym.tools_running(), 0u);
   expect_marker(sym.symbolize(m.exe, {m.offset}), 1);
   EXPECT_EQ(sym.tools_started(), 2u);
+  // A tool idle for longer than the limit is ended; one used within it is kept.
+  const auto now = std::chrono::steady_clock::now();
+  sym.stop_idle(now, std::chrono::seconds(60));
+  EXPECT_EQ(sym.tools_running(), 1u);
+  sym.stop_idle(now + std::chrono::seconds(61), std::chrono::seconds(60));
+  EXPECT_EQ(sym.tools_running(), 0u);
+  expect_marker(sym.symbolize(m.exe, {m.offset}), 1);
+  EXPECT_EQ(sym.tools_started(), 3u);
 }
 TEST(Symbolizer, OneAddr2lineAnswersEveryBatchOfAModule) { one_tool_for_every_batch(Symbolizer::Tool::Addr2line, "addr2line"); }
 TEST(Symbolizer, OneLlvmSymbolizerAnswersEveryBatchOfAModule) {
