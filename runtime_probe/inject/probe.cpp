@@ -67,6 +67,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -208,6 +210,9 @@ struct Probe {
   std::atomic<std::uint64_t> sync_path_enters{0}, sync_path_recorded{0}, last_sync_path_enter{0},
       last_sync_path_recorded{0};
   std::uint64_t start_ns = 0;
+  // Debug: where the probed process's CPU time goes (the probe's start-up, its window thread, the rest).
+  double cpu_before_ms = 0, startup_cpu_ms = 0, startup_wall_ms = 0;
+  std::atomic<std::uint64_t> window_cpu_ns{0};
   struct sigaction old_int {}, old_term {};
 
   SiteRequests requests;  // sampling: recurring sites not traced yet ask for a traced stretch
@@ -242,6 +247,20 @@ std::uint64_t now_ns() {
 }
 
 // A time on the probe's clock in ms since the probe started (the debug lines' times).
+// CPU time (user + system) of the whole process (RUSAGE_SELF) or of its reaped children (RUSAGE_CHILDREN),
+// and of the calling thread.
+double cpu_ms(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+std::uint64_t thread_cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
 double ms_since_start(std::uint64_t ns) { return ns > g->start_ns ? static_cast<double>(ns - g->start_ns) / 1e6 : 0.0; }
 
 void wake_watcher(char c) {
@@ -792,6 +811,13 @@ void write_outputs() {
     tally("symbolizing new sites (on the window thread, as they come and in the cuts):", p.symbolizing);
     if (p.native)
       std::fprintf(stderr, "synclint probe: symbolizer tool processes started: %zu\n", p.native->symbolizer().tools_started());
+    // The window thread's CPU as of its last wake-up (the final cut may run on the exiting thread); the
+    // reaped children include the symbolizer tools, ended before this line.
+    std::fprintf(stderr,
+                 "synclint probe: CPU time: process %.1f ms (%.1f ms before the probe started, %.1f ms in its "
+                 "start-up of %.1f ms), window thread %.1f ms, reaped children %.1f ms\n",
+                 cpu_ms(RUSAGE_SELF), p.cpu_before_ms, p.startup_cpu_ms, p.startup_wall_ms,
+                 static_cast<double>(p.window_cpu_ns.load()) / 1e6, cpu_ms(RUSAGE_CHILDREN));
     std::fprintf(stderr, "synclint probe: blocking calls descheduled inside %llu times, %.1f ms in all%s\n",
                  static_cast<unsigned long long>(p.descheduled_calls.load()),
                  static_cast<double>(p.descheduled_ns.load()) / 1e6,
@@ -909,6 +935,7 @@ void watcher_main() {
   constexpr std::chrono::milliseconds kFirstExtension{100};
   bool first_extended = false;
   for (;;) {
+    if (p.debug) p.window_cpu_ns.store(thread_cpu_ns(), std::memory_order_relaxed);
     pollfd pfd{p.wake[0], POLLIN, 0};
     int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
     char c = 'T';
@@ -1205,9 +1232,12 @@ void set_traced(bool on) {
 }
 
 int initialize() {
+  const auto init_began = std::chrono::steady_clock::now();  // now_ns() reads CUPTI's clock, not loaded yet
+  const double cpu_before = cpu_ms(RUSAGE_SELF);
   g = new Probe;
   Probe& p = *g;
   p.debug = env_flag("SYNCLINT_PROBE_DEBUG");
+  p.cpu_before_ms = cpu_before;
   p.run = collect_run_info();
   std::string error;
   if (!load_cupti(p.cupti, error)) {
@@ -1322,7 +1352,11 @@ int initialize() {
   std::atexit(on_exit_handler);
   pthread_atfork(nullptr, nullptr, on_fork_child);
   install_signal_handlers();
-  if (p.debug) install_fault_handlers();
+  if (p.debug) {
+    install_fault_handlers();
+    p.startup_cpu_ms = cpu_ms(RUSAGE_SELF) - cpu_before;
+    p.startup_wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init_began).count();
+  }
   return 1;
 }
 
