@@ -212,6 +212,8 @@ struct Probe {
   std::uint64_t start_ns = 0;
   // Debug: where the probed process's CPU time goes (the probe's start-up, its window thread, the rest).
   double cpu_before_ms = 0, startup_cpu_ms = 0, startup_wall_ms = 0;
+  clockid_t init_thread_clock{};  // the CPU clock of the thread that initialized CUDA (the program's, mostly)
+  bool init_thread_clock_ok = false;
   std::atomic<std::uint64_t> window_cpu_ns{0};
   struct sigaction old_int {}, old_term {};
 
@@ -813,10 +815,17 @@ void write_outputs() {
       std::fprintf(stderr, "synclint probe: symbolizer tool processes started: %zu\n", p.native->symbolizer().tools_started());
     // The window thread's CPU as of its last wake-up (the final cut may run on the exiting thread); the
     // reaped children include the symbolizer tools, ended before this line.
+    timespec init_thread{};
+    char init_thread_ms[32] = "?";  // "?" once that thread has ended
+    if (p.init_thread_clock_ok && clock_gettime(p.init_thread_clock, &init_thread) == 0)
+      std::snprintf(init_thread_ms, sizeof init_thread_ms, "%.1f",
+                    static_cast<double>(init_thread.tv_sec) * 1e3 + static_cast<double>(init_thread.tv_nsec) / 1e6);
     std::fprintf(stderr,
                  "synclint probe: CPU time: process %.1f ms (%.1f ms before the probe started, %.1f ms in its "
-                 "start-up of %.1f ms), window thread %.1f ms, reaped children %.1f ms\n",
+                 "start-up of %.1f ms), the thread that started it %s ms, window thread %.1f ms, reaped children "
+                 "%.1f ms\n",
                  cpu_ms(RUSAGE_SELF), p.cpu_before_ms, p.startup_cpu_ms, p.startup_wall_ms,
+                 init_thread_ms,
                  static_cast<double>(p.window_cpu_ns.load()) / 1e6, cpu_ms(RUSAGE_CHILDREN));
     std::fprintf(stderr, "synclint probe: blocking calls descheduled inside %llu times, %.1f ms in all%s\n",
                  static_cast<unsigned long long>(p.descheduled_calls.load()),
@@ -1238,6 +1247,7 @@ int initialize() {
   Probe& p = *g;
   p.debug = env_flag("SYNCLINT_PROBE_DEBUG");
   p.cpu_before_ms = cpu_before;
+  p.init_thread_clock_ok = pthread_getcpuclockid(pthread_self(), &p.init_thread_clock) == 0;
   p.run = collect_run_info();
   std::string error;
   if (!load_cupti(p.cupti, error)) {

@@ -585,15 +585,21 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   EXPECT_NE(model_out.find("symbolizer tool processes started: 1\n"), std::string::npos) << model_out;
   // Where the process's CPU went: the 1500 reads spin for most of the run, so the process used CPU for
   // hundreds of ms, and the probe's start-up a small part of it.
-  double process = -1, before = -1, startup = -1, startup_wall = -1;
+  double process = -1, before = -1, startup = -1, startup_wall = -1, program = -1, window = -1, children = -1;
   const std::size_t cpu = model_out.find("synclint probe: CPU time: process ");
   ASSERT_NE(cpu, std::string::npos) << model_out;
   ASSERT_EQ(std::sscanf(model_out.c_str() + cpu,
-                        "synclint probe: CPU time: process %lf ms (%lf ms before the probe started, %lf ms in its start-up of %lf ms)",
-                        &process, &before, &startup, &startup_wall), 4) << model_out.substr(cpu, 200);
+                        "synclint probe: CPU time: process %lf ms (%lf ms before the probe started, %lf ms in its "
+                        "start-up of %lf ms), the thread that started it %lf ms, window thread %lf ms, reaped "
+                        "children %lf ms",
+                        &process, &before, &startup, &startup_wall, &program, &window, &children), 7)
+      << model_out.substr(cpu, 300);
   EXPECT_GT(process, 100.0);
   EXPECT_LT(startup, process / 4);
   EXPECT_GE(before, 0.0);
+  EXPECT_GT(program, 0.0);  // the played program's thread, whose reads spin
+  EXPECT_LE(program + window, process + 1.0);
+  EXPECT_GT(children, 0.0);  // the symbolizer tool
   if (model_out.find("not measured") != std::string::npos) GTEST_SKIP() << "no /proc/thread-self/schedstat here";
   EXPECT_EQ(model_out.find("descheduled inside 0 times"), std::string::npos) << model_out;
   // The debug lines say where the probe's long tasks fell: at least the final cut, with its symbolizing.
