@@ -284,6 +284,13 @@ std::vector<std::vector<SourceFrame>> Symbolizer::symbolize(const std::string& m
     owner_ = getpid();
   }
   if (failed_.count(module) != 0) return unknown;
+  if (running_.count(module) == 0 && running_.size() >= kMaxTools) {
+    auto oldest = std::min_element(running_.begin(), running_.end(), [](const auto& a, const auto& b) {
+      return a.second.last_used < b.second.last_used;
+    });
+    end(oldest->second, true);
+    running_.erase(oldest);
+  }
   Running& r = running_[module];
   if (r.pid < 0) {
     int sv[2];

@@ -57,6 +57,8 @@ class Symbolizer {
   // information in memory: 63 MB for a 61 MB binary with debug information; new sites mostly come in a
   // program's first steps). A later batch starts the module's tool again.
   static constexpr std::chrono::seconds kIdle{60};
+  // At most this many tools run at once: a module's first batch beyond it ends the least recently used.
+  static constexpr std::size_t kMaxTools = 4;
   void stop_idle(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration idle = kIdle);
   // Tool processes started so far (one per module while none fails and none is stopped), and running now.
   std::size_t tools_started() const;

@@ -158,6 +158,26 @@ std::string script(const std::string& name, const std::string& body) {
   return path;
 }
 
+// At most kMaxTools tools run at once: a fifth module's first batch ends the least recently used tool,
+// and that module's next batch starts it again. The stand-in answers each address as addr2line -a does.
+TEST(Symbolizer, AFifthModuleEndsTheLeastRecentlyUsedTool) {
+  const std::string tool = script("answers", "while read a; do echo \"$a\"; echo f; echo a.c:1; done");
+  Symbolizer sym(Symbolizer::Tool::Addr2line, tool);
+  for (int m = 1; m <= 4; ++m) ASSERT_EQ(sym.symbolize("/m" + std::to_string(m), {0x10}).size(), 1u);
+  sym.symbolize("/m1", {0x10});  // m2 is now the least recently used
+  EXPECT_EQ(sym.tools_running(), 4u);
+  EXPECT_EQ(sym.tools_started(), 4u);
+  sym.symbolize("/m5", {0x10});
+  EXPECT_EQ(sym.tools_running(), Symbolizer::kMaxTools);
+  EXPECT_EQ(sym.tools_started(), 5u);
+  sym.symbolize("/m1", {0x10});  // still running
+  EXPECT_EQ(sym.tools_started(), 5u);
+  sym.symbolize("/m2", {0x10});  // ended for m5: started again
+  EXPECT_EQ(sym.tools_started(), 6u);
+  sym.stop();
+  unlink(tool.c_str());
+}
+
 // A tool that exits at once (no debug information it can read, a crash) leaves every address unknown
 // and is not started again for that module.
 TEST(Symbolizer, AToolThatExitsLeavesTheAddressesUnknownAndIsNotStartedAgain) {
