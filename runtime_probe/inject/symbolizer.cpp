@@ -273,6 +273,61 @@ void Symbolizer::stop() {
   running_.clear();
 }
 
+bool Symbolizer::start(const std::string& module, Running& r) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+  std::vector<std::string> argv;
+  if (tool_ == Tool::Addr2line) {
+    argv = {tool_path_, "-a", "-f", "-C", "-i", "-e", module};
+  } else {
+    argv = {tool_path_, "--inlining", "--demangle", "--functions=linkage", "--obj=" + module};
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  r.pid = spawn(argv, actions);
+  posix_spawn_file_actions_destroy(&actions);
+  close(sv[1]);
+  if (r.pid < 0) {
+    close(sv[0]);
+    return false;
+  }
+  r.fd = sv[0];
+  fcntl(r.fd, F_SETFL, fcntl(r.fd, F_GETFL) | O_NONBLOCK);
+  ++started_;
+  return true;
+}
+
+bool Symbolizer::exchange(const Running& r, const std::string& request, std::size_t addresses, std::string& reply) const {
+  // Written and read together: a batch larger than the socket's buffer would otherwise block both sides.
+  std::size_t written = 0;
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd pfd{r.fd, static_cast<short>(POLLIN | (written < request.size() ? POLLOUT : 0)), 0};
+    const int n = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if ((pfd.revents & POLLOUT) != 0) {
+      const ssize_t w = send(r.fd, request.data() + written, request.size() - written, MSG_NOSIGNAL);
+      if (w < 0 && errno != EAGAIN && errno != EINTR) return false;
+      if (w > 0) written += static_cast<std::size_t>(w);
+    }
+    if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+      char buf[65536];
+      const ssize_t got = recv(r.fd, buf, sizeof buf, 0);
+      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) return false;  // the tool exited
+      if (got > 0) {
+        reply.append(buf, static_cast<std::size_t>(got));
+        if (written == request.size() && answer_complete(tool_, reply, addresses)) return true;
+      }
+    }
+  }
+}
+
 std::vector<std::vector<SourceFrame>> Symbolizer::symbolize(const std::string& module,
                                                             const std::vector<std::uint64_t>& offsets) {
   std::vector<std::vector<SourceFrame>> unknown(offsets.size());
@@ -292,75 +347,14 @@ std::vector<std::vector<SourceFrame>> Symbolizer::symbolize(const std::string& m
     running_.erase(oldest);
   }
   Running& r = running_[module];
-  if (r.pid < 0) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-      running_.erase(module);
-      return unknown;
-    }
-    std::vector<std::string> argv;
-    if (tool_ == Tool::Addr2line) {
-      argv = {tool_path_, "-a", "-f", "-C", "-i", "-e", module};
-    } else {
-      argv = {tool_path_, "--inlining", "--demangle", "--functions=linkage", "--obj=" + module};
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    r.pid = spawn(argv, actions);
-    posix_spawn_file_actions_destroy(&actions);
-    close(sv[1]);
-    if (r.pid < 0) {
-      close(sv[0]);
-      running_.erase(module);
-      failed_.insert(module);
-      return unknown;
-    }
-    r.fd = sv[0];
-    fcntl(r.fd, F_SETFL, fcntl(r.fd, F_GETFL) | O_NONBLOCK);
-    ++started_;
-  }
-
-  std::string request;
+  std::string request, reply;
   char hex[32];
   for (auto off : offsets) {
     std::snprintf(hex, sizeof hex, "0x%llx\n", static_cast<unsigned long long>(off));
     request += hex;
   }
   if (tool_ == Tool::Addr2line) request.append(kEndAddress).push_back('\n');
-  // Written and read together: a batch larger than the socket's buffer would otherwise block both sides.
-  std::string reply;
-  std::size_t written = 0;
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  bool ok = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd pfd{r.fd, static_cast<short>(POLLIN | (written < request.size() ? POLLOUT : 0)), 0};
-    const int n = poll(&pfd, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if ((pfd.revents & POLLOUT) != 0) {
-      const ssize_t w = send(r.fd, request.data() + written, request.size() - written, MSG_NOSIGNAL);
-      if (w < 0 && errno != EAGAIN && errno != EINTR) break;
-      if (w > 0) written += static_cast<std::size_t>(w);
-    }
-    if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      char buf[65536];
-      const ssize_t got = recv(r.fd, buf, sizeof buf, 0);
-      if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) break;  // the tool exited
-      if (got > 0) {
-        reply.append(buf, static_cast<std::size_t>(got));
-        if (written == request.size() && answer_complete(tool_, reply, offsets.size())) {
-          ok = true;
-          break;
-        }
-      }
-    }
-  }
-  if (!ok) {
+  if ((r.pid < 0 && !start(module, r)) || !exchange(r, request, offsets.size(), reply)) {
     end(r, true);
     running_.erase(module);
     failed_.insert(module);

@@ -70,6 +70,11 @@ class Symbolizer {
     int fd = -1;  // both the tool's stdin and stdout (a socket: a dead tool cannot raise SIGPIPE here)
     std::chrono::steady_clock::time_point last_used;
   };
+  // Starts the module's tool into `r`; false if it cannot be spawned.
+  bool start(const std::string& module, Running& r);
+  // Writes `request` to the tool and reads its answer to `addresses` addresses into `reply`; false if the
+  // tool exited or the timeout passed first.
+  bool exchange(const Running& r, const std::string& request, std::size_t addresses, std::string& reply) const;
   void end(Running& r, bool reap);
   std::vector<std::vector<SourceFrame>> parse(std::string_view text, std::size_t addresses) const;
 
