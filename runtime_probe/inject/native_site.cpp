@@ -241,6 +241,7 @@ std::int32_t NativeSites::site_for_candidates(const Candidates& c, int n) {
 }
 
 void NativeSites::resolve() {
+  std::lock_guard resolving(resolve_mu_);
   std::vector<Pending> work;
   std::map<std::size_t, std::vector<std::uintptr_t>> by_module;
   std::vector<Module> modules;

@@ -1,7 +1,7 @@
 // C++ call sites: the innermost return address outside CUDA, LibTorch, the C/C++ runtime and the probe,
 // recorded as (module, offset) at the call and symbolized in batches (by one tool process per module) on
-// the window thread, as soon as they are captured and at the latest before the window that uses them is
-// analysed. Each distinct return address is symbolized once.
+// the probe's resolver thread as soon as they are captured, and at the latest before the window that uses
+// them is analysed. Each distinct return address is symbolized once.
 #pragma once
 
 #include <array>
@@ -26,10 +26,12 @@ class NativeSites {
   std::int32_t capture();
   // The same for a given list of return addresses (innermost first); used by the tests.
   std::int32_t site_for(void* const* frames, int n);
-  // Symbolizes every placeholder created since the last call and rewrites it in the site table.
+  // Symbolizes every placeholder created since the last call and rewrites it in the site table. Calls
+  // from two threads (the probe's resolver, a window cut) run one after the other: a cut waits for the
+  // placeholders another call is symbolizing, so that its window's sites carry their file:line.
   void resolve();
-  // True once after capture() made new placeholders: the probe then has the window thread resolve them at
-  // once, rather than at its next cut (which may fall in the program's timed steps).
+  // True once after capture() made new placeholders: the probe then has its resolver thread resolve them
+  // at once, rather than at the next cut (which may fall in the program's timed steps).
   bool take_new_placeholders() {
     return new_placeholders_.load(std::memory_order_relaxed) && new_placeholders_.exchange(false, std::memory_order_relaxed);
   }
@@ -108,6 +110,7 @@ class NativeSites {
   std::unordered_map<std::uintptr_t, Resolved> resolved_;  // symbolized return addresses
   std::vector<Pending> pending_;
   std::atomic<bool> new_placeholders_{false};
+  std::mutex resolve_mu_;  // held through resolve()
 };
 
 // The frame of an inline chain (innermost first) to report: the innermost whose file is not skipped,

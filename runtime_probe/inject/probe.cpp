@@ -186,6 +186,12 @@ struct Probe {
   std::unique_ptr<TraceWriter> trace;
   std::thread watcher;
   int wake[2] = {-1, -1};
+  // The resolver thread symbolizes new native sites as they are captured (resolve_new_sites), apart from
+  // the window thread, whose stretch switches a long first load of a module's debug information would delay.
+  std::thread resolver;
+  std::mutex resolver_mu;
+  std::condition_variable resolver_cv;
+  bool resolver_wanted = false, resolver_quit = false;
   std::atomic<bool> python_seen{false};
   std::atomic<bool> finished{false};
   std::atomic<int> pending_signal{0};
@@ -290,6 +296,15 @@ void on_python_call(std::uint64_t start, std::uint64_t end, std::int32_t site) {
 // Python call around a read (the CUDA calls inside it are found by time and thread).
 void on_torch_read(std::uint64_t start, std::uint64_t end) { on_python_call(start, end, -1); }
 
+void want_resolve() {
+  Probe& p = *g;
+  {
+    std::lock_guard lock(p.resolver_mu);
+    p.resolver_wanted = true;
+  }
+  p.resolver_cv.notify_one();
+}
+
 std::int32_t capture_site(bool read) {
   Probe& p = *g;
   auto t0 = p.debug ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -299,7 +314,7 @@ std::int32_t capture_site(bool read) {
     site = p.python->capture(read);
   } else if (!p.python_seen.load(std::memory_order_relaxed)) {
     site = p.native->capture();
-    if (p.native->take_new_placeholders()) wake_watcher('Y');  // symbolized now, off this thread
+    if (p.native->take_new_placeholders()) want_resolve();  // symbolized now, off this thread
   }
   if (p.debug) {
     const auto took = static_cast<std::uint64_t>(
@@ -746,13 +761,12 @@ void cut_window(bool final) {
   }
 }
 
-// New native sites, symbolized as soon as they are captured (capture_site wakes the window thread with 'Y'):
-// a module's first batch starts its symbolizer and loads its debug information (0.1 s for the C++
+// New native sites, symbolized as soon as they are captured (capture_site wakes the resolver thread): a
+// module's first batch starts its symbolizer and loads its debug information (0.1 s for the C++
 // benchmark), which then falls in the program's start-up, where its first syncs are, rather than in the
 // steps during which the next cut comes.
 void resolve_new_sites() {
   Probe& p = *g;
-  std::lock_guard lock(p.window_mu);
   const std::uint64_t began = now_ns();
   p.native->resolve();
   if (p.debug) {
@@ -810,7 +824,7 @@ void write_outputs() {
     };
     tally("site captures over 100 us (on the program's thread):", p.slow_captures);
     tally("window cuts (on the window thread: symbolizing and the analysis):", p.cuts);
-    tally("symbolizing new sites (on the window thread, as they come and in the cuts):", p.symbolizing);
+    tally("symbolizing new sites (as they come, on the resolver thread, and in the cuts):", p.symbolizing);
     if (p.native)
       std::fprintf(stderr, "synclint probe: symbolizer tool processes started: %zu\n", p.native->symbolizer().tools_started());
     // The window thread's CPU as of its last wake-up (the final cut may run on the exiting thread); the
@@ -951,10 +965,6 @@ void watcher_main() {
     if (r > 0 && read(p.wake[0], &c, 1) != 1) c = 'T';
     if (r < 0) continue;
     if (c == 'Q') return;
-    if (c == 'Y') {
-      if (!p.finished.load()) resolve_new_sites();
-      continue;
-    }
     if (c == 'S') {
       int sig = p.pending_signal.load();
       finish_once();
@@ -1000,8 +1010,28 @@ void watcher_main() {
   }
 }
 
+void resolver_main() {
+  Probe& p = *g;
+  for (;;) {
+    std::unique_lock lock(p.resolver_mu);
+    p.resolver_cv.wait(lock, [&p] { return p.resolver_wanted || p.resolver_quit; });
+    if (p.resolver_quit) return;
+    p.resolver_wanted = false;
+    lock.unlock();
+    if (!p.finished.load()) resolve_new_sites();
+  }
+}
+
 void on_exit_handler() {
   if (g == nullptr || g_forked.load()) return;
+  if (g->resolver.joinable()) {  // the final cut resolves what is left
+    {
+      std::lock_guard lock(g->resolver_mu);
+      g->resolver_quit = true;
+    }
+    g->resolver_cv.notify_one();
+    g->resolver.join();
+  }
   if (g->watcher.joinable()) {
     wake_watcher('Q');
     g->watcher.join();
@@ -1358,6 +1388,7 @@ int initialize() {
     p.rec->set_on_full([] { wake_watcher('F'); });
     p.watcher = std::thread(watcher_main);
   }
+  p.resolver = std::thread(resolver_main);
   g_recording.store(true);
   std::atexit(on_exit_handler);
   pthread_atfork(nullptr, nullptr, on_fork_child);

@@ -605,7 +605,7 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   // The debug lines say where the probe's long tasks fell: at least the final cut, with its symbolizing.
   EXPECT_NE(model_out.find("window cuts (on the window thread: symbolizing and the analysis): "), std::string::npos) << model_out;
   EXPECT_EQ(model_out.find("window cuts (on the window thread: symbolizing and the analysis): 0,"), std::string::npos) << model_out;
-  EXPECT_EQ(model_out.find("symbolizing new sites (on the window thread, as they come and in the cuts): 0,"),
+  EXPECT_EQ(model_out.find("symbolizing new sites (as they come, on the resolver thread, and in the cuts): 0,"),
             std::string::npos) << model_out;
   // The read's site symbolized as soon as it was captured (its first read), not at the first cut.
   const std::size_t symbolized = model_out.find("synclint probe: symbolizing new sites of ");
@@ -614,6 +614,37 @@ TEST_F(Injection, WithoutRecordsADescheduledSyncsLateReturnIsNotReadAsGpuWork) {
   EXPECT_NE(model_out.find("synclint probe: window cut of "), std::string::npos) << model_out;  // as it happened
   EXPECT_NE(model_out.find("modelled GPU activities"), std::string::npos) << model_out;
   EXPECT_NEAR(model / full, 1.0, 0.25) << "fully recorded " << full << " ms, modelled " << model << " ms\n" << model_out;
+}
+
+// A module whose debug information takes long to load (a stand-in addr2line that waits 1.5 s before the
+// real one) is symbolized on the probe's resolver thread, from the site's first capture: the first stretch
+// still ends on time, where on the window thread it would have waited for the symbolizer, and the site
+// still gets its file:line by the report.
+TEST_F(Injection, ASlowSymbolizerDoesNotHoldTheFirstStretchOpen) {
+  use_stand_in_cupti();
+  const std::string real = find_on_path("addr2line");
+  if (real.empty()) GTEST_SKIP() << "addr2line is not on PATH";
+  const fs::path bin = dir_ / "slow-bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "addr2line") << "#!/bin/sh\nsleep 1.5\nexec " << real << " \"$@\"\n";
+  fs::permissions(bin / "addr2line", fs::perms::owner_all);
+  const std::string old_path = std::getenv("PATH") != nullptr ? std::getenv("PATH") : "/usr/bin:/bin";
+  setenv("PATH", (bin.string() + ":" + old_path).c_str(), 1);
+  std::string out;
+  const auto played = play_logged({{"SYNCLINT_PROBE_FIRST_MS", "200"}, {"SYNCLINT_PROBE_DEBUG", "1"}}, "3000", out, true);
+  setenv("PATH", old_path.c_str(), 1);
+  ASSERT_TRUE(played) << out;
+  const std::size_t off = out.find("synclint probe: tracing off at ");
+  ASSERT_NE(off, std::string::npos) << out;
+  const double off_ms = std::atof(out.c_str() + off + std::strlen("synclint probe: tracing off at "));
+  EXPECT_LT(off_ms, 700.0) << out;
+  const std::size_t symbolized = out.find("synclint probe: symbolizing new sites of ");
+  ASSERT_NE(symbolized, std::string::npos) << out;
+  EXPECT_GE(std::atof(out.c_str() + symbolized + std::strlen("synclint probe: symbolizing new sites of ")), 1400.0) << out;
+  const std::optional<ProbeReport> r = report_named_in(out);
+  ASSERT_TRUE(r) << out;
+  ASSERT_EQ(r->sites.size(), 1u) << out;
+  EXPECT_EQ(fs::path(r->sites[0].site.path).filename(), "fake_cuda_host.cpp") << r->sites[0].site.path;
 }
 
 // A program that launches its step as a CUDA graph (FAKE_HOST_GRAPH: three kernels per cudaGraphLaunch, all
