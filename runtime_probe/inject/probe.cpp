@@ -82,6 +82,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -254,21 +255,21 @@ std::uint64_t now_ns() {
   return t;
 }
 
-// A time on the probe's clock in ms since the probe started (the debug lines' times).
-// CPU time (user + system) of the whole process (RUSAGE_SELF) or of its reaped children (RUSAGE_CHILDREN),
-// and of the calling thread.
+// CPU time (user + system) of the whole process (RUSAGE_SELF) or of its reaped children (RUSAGE_CHILDREN).
 double cpu_ms(int who) {
   rusage u{};
   getrusage(who, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
-std::uint64_t thread_cpu_ns() {
+// A clock's time in ns (a thread's CPU clock), or nothing when it cannot be read (its thread has ended).
+std::optional<std::uint64_t> clock_ns(clockid_t clock) {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  if (clock_gettime(clock, &t) != 0) return std::nullopt;
   return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
+// A time on the probe's clock in ms since the probe started (the debug lines' times).
 double ms_since_start(std::uint64_t ns) { return ns > g->start_ns ? static_cast<double>(ns - g->start_ns) / 1e6 : 0.0; }
 
 void wake_watcher(char c) {
@@ -745,9 +746,9 @@ void cut_window(bool final) {
   EventStream w = p.rec->take_window(cut, final);
   const std::uint64_t symbolize = now_ns();
   p.native->resolve();  // placeholders of this window get their file:line before the analysis
-  if (!final) p.native->stop_idle_symbolizer(std::chrono::steady_clock::now());
   const std::uint64_t symbolized = now_ns();
   if (p.debug) p.symbolizing.add(symbolize, symbolized);
+  if (!final) p.native->stop_idle_symbolizer(std::chrono::steady_clock::now());
   w.sites = p.rec->sites().snapshot();
   fill_gpu_name(w);
   if (p.trace) p.trace->add(w);
@@ -829,11 +830,9 @@ void write_outputs() {
       std::fprintf(stderr, "synclint probe: symbolizer tool processes started: %zu\n", p.native->symbolizer().tools_started());
     // The window thread's CPU as of its last wake-up (the final cut may run on the exiting thread); the
     // reaped children include the symbolizer tools, ended before this line.
-    timespec init_thread{};
     char init_thread_ms[32] = "?";  // "?" once that thread has ended
-    if (p.init_thread_clock_ok && clock_gettime(p.init_thread_clock, &init_thread) == 0)
-      std::snprintf(init_thread_ms, sizeof init_thread_ms, "%.1f",
-                    static_cast<double>(init_thread.tv_sec) * 1e3 + static_cast<double>(init_thread.tv_nsec) / 1e6);
+    if (const auto ns = p.init_thread_clock_ok ? clock_ns(p.init_thread_clock) : std::nullopt)
+      std::snprintf(init_thread_ms, sizeof init_thread_ms, "%.1f", static_cast<double>(*ns) / 1e6);
     std::fprintf(stderr,
                  "synclint probe: CPU time: process %.1f ms (%.1f ms before the probe started, %.1f ms in its "
                  "start-up of %.1f ms), the thread that started it %s ms, window thread %.1f ms, reaped children "
@@ -958,7 +957,7 @@ void watcher_main() {
   constexpr std::chrono::milliseconds kFirstExtension{100};
   bool first_extended = false;
   for (;;) {
-    if (p.debug) p.window_cpu_ns.store(thread_cpu_ns(), std::memory_order_relaxed);
+    if (p.debug) p.window_cpu_ns.store(clock_ns(CLOCK_THREAD_CPUTIME_ID).value_or(0), std::memory_order_relaxed);
     pollfd pfd{p.wake[0], POLLIN, 0};
     int r = poll(&pfd, 1, ms_until(std::min({next_cut, schedule.next_change(), schedule.flush_due()})));
     char c = 'T';
