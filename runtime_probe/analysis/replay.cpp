@@ -123,8 +123,13 @@ void Segment::prepare(RecordedCarry& carry) {
       auto pe = prev_end.find(act.key);
       const std::uint64_t before = pe != prev_end.end() ? pe->second : 0;
       if (act.linked) {
-        const std::uint64_t launch = host_[static_cast<std::size_t>(launch_of[a])].start_ns;
-        if (before > launch) {  // queued behind earlier work on the stream
+        const HostCall& call = host_[static_cast<std::size_t>(launch_of[a])];
+        const std::uint64_t launch = call.start_ns;
+        // Queued behind earlier work: that work was still running when the launch call returned. Work
+        // that ended inside the call (a slow launch, a copy call) held nothing up: the activity could
+        // not start before the call returned anyway, and a gap counted from that work's end would keep
+        // the call's time as GPU idle in every replay, even where the what-if queues it behind a backlog.
+        if (before > call.end_ns) {
           act.gap = g.start_ns > before ? static_cast<double>(g.start_ns - before) : 0.0;
           act.latency = -1;  // the device floor, filled below
         } else {

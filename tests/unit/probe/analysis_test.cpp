@@ -75,6 +75,26 @@ TEST(ProbeAnalysis, SavingIsTheWaitWhenHostWorkAfterTheSyncIsLonger) {
   EXPECT_NEAR(r.sites[0].saving_if_removed_ms, 1.000, kEps);
 }
 
+// A slow launch call (30 us, as a first launch or a copy call can take) inside which the kernel before its
+// kernel ended: that kernel was not queued behind the earlier one, which held nothing up, and the idle
+// between them is the launch call's. Without the read, K2 and K3 queue behind K1 and run back to back:
+// K1, K2, K3 end at 1010 + 10 + 100 = 1120 against the recorded 1161. (Taken as queued, K3 kept its
+// recorded 21 us behind K2 in every replay, and a loop whose read left a backlog over such launches had
+// its saving estimated at a fourteenth.)
+TEST(ProbeAnalysis, WorkBeforeASlowLaunchThatEndedInsideTheCallHoldsNothingUpInTheReplay) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42);
+  b.kernel(0, 5, 10, 1010);                 // K1
+  b.copy_d2h(10, 5, 1010, 1012, site);
+  b.sync(20, 1015, site);
+  b.kernel(1020, 5, 1030, 1040);            // K2
+  b.kernel(1030, 30, 1061, 1161);           // K3: its launch call 1030-1060, K2 ended at 1040 inside it
+  const ProbeReport r = analyze(b.done());
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_NEAR(r.replay_error, 0.0, 1e-9);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.041, kEps);
+}
+
 // The same read on an overloaded host: the thread is descheduled inside the sync and returns 5 ms after
 // the GPU was done, not 3 us. Those 5 ms are the host's lot with or without the sync (a preemption lasts a
 // millisecond or more, a wake-up a few us), so removing the read saves the copy call, the wait and the
