@@ -4,7 +4,7 @@
 // point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
 // site, the recorded estimates beside the modelled ones.
 //
-//   model_check [--without-model] [--window-ms N] [--first-scale F] STREAM.json FROM...
+//   model_check [--without-model] [--window-ms N] [--first-scale F] [--dump FILE] STREAM.json FROM...
 //
 // FROM: where the records end, in % of the host calls, or `settle`: where the probe's first stretch would
 // have ended (KeySettling over the recorded launch families, from 1 s after the run's start to 20 s at
@@ -16,6 +16,10 @@
 // learns from them: what the estimates become when the first stretch's durations are off by F, as the
 // syncs of later stretches found them on the H200 (about 1.3-2: docs/probe.md, "The fixed model on the
 // H200").
+// --dump FILE writes the stream the analysis saw for the last FROM (the recording with its later records
+// replaced by the modelled ones) in the recording's own format, to set beside the recording
+// (bench/gpu/interval_idle.py: where each modelled sync interval's GPU idle goes).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -57,8 +61,9 @@ std::size_t settled_at(const EventStream& s) {
 
 // The modelled stream analysed in windows of `window_ns` (0: one), each learned from and modelled first,
 // as Recorder::consume does; returns the report and how many activities the model added.
+// With `seen`, every chunk's calls and GPU activities are also appended to it as the analysis saw them.
 std::pair<ProbeReport, std::size_t> model_and_analyze(const EventStream& m, GpuModel& model, bool synthesize,
-                                                      std::uint64_t window_ns) {
+                                                      std::uint64_t window_ns, EventStream* seen) {
   Accumulator acc;
   std::size_t added = 0;
   std::size_t h = 0, g = 0;
@@ -75,6 +80,11 @@ std::pair<ProbeReport, std::size_t> model_and_analyze(const EventStream& m, GpuM
       if (c.start_ns >= from && c.start_ns < to) chunk.python_calls.push_back(c);
     model.learn(chunk);
     if (synthesize) added += model.synthesize(chunk);
+    if (seen != nullptr) {
+      seen->host.insert(seen->host.end(), chunk.host.begin(), chunk.host.end());
+      seen->gpu.insert(seen->gpu.end(), chunk.gpu.begin(), chunk.gpu.end());
+      seen->python_calls.insert(seen->python_calls.end(), chunk.python_calls.begin(), chunk.python_calls.end());
+    }
     acc.consume(std::move(chunk));
     from = to;
   }
@@ -87,6 +97,7 @@ int main(int argc, char** argv) {
   bool without = false;
   std::uint64_t window_ns = 0;
   double first_scale = 1;
+  std::string dump;
   for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; --argc, ++argv) {
     const std::string opt = argv[1];
     if (opt == "--without-model") {
@@ -99,13 +110,17 @@ int main(int argc, char** argv) {
       first_scale = std::atof(argv[2]);
       --argc;
       ++argv;
+    } else if (opt == "--dump" && argc > 2) {
+      dump = argv[2];
+      --argc;
+      ++argv;
     } else {
       argc = 0;  // the usage below
       break;
     }
   }
   if (argc < 3) {
-    std::cerr << "usage: model_check [--without-model] [--window-ms N] [--first-scale F] STREAM.json FROM_PERCENT|settle...\n";
+    std::cerr << "usage: model_check [--without-model] [--window-ms N] [--first-scale F] [--dump FILE] STREAM.json FROM_PERCENT|settle...\n";
     return 2;
   }
   try {
@@ -127,7 +142,17 @@ int main(int argc, char** argv) {
         if (first_scale != 1 && g.start_ns < s.host[at].start_ns)
           g.end_ns = g.start_ns + static_cast<std::uint64_t>(first_scale * static_cast<double>(g.end_ns - g.start_ns));
       GpuModel model;
-      const auto [r, added] = model_and_analyze(m, model, !without, window_ns);
+      EventStream seen;
+      seen.sites = m.sites;
+      seen.run_start_ns = m.run_start_ns;
+      seen.run_end_ns = m.run_end_ns;
+      const bool last = a + 1 == argc;
+      const auto [r, added] = model_and_analyze(m, model, !without, window_ns, last && !dump.empty() ? &seen : nullptr);
+      if (last && !dump.empty()) {
+        std::stable_sort(seen.gpu.begin(), seen.gpu.end(),
+                         [](const GpuActivity& x, const GpuActivity& y) { return x.start_ns < y.start_ns; });
+        write_stream(seen, dump);
+      }
       for (const auto& w : whole.sites) {
         if (w.calls < 10) continue;  // the recurring sites
         const SiteResult* x = find(r, w.site);

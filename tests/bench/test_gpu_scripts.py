@@ -12,6 +12,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
 import cnn_bench  # noqa: E402
 import estimates_by_setting  # noqa: E402
+import interval_idle  # noqa: E402
 import overhead_phases  # noqa: E402
 import stress_summary  # noqa: E402
 import stretch_overlap  # noqa: E402
@@ -482,9 +483,6 @@ class TrimStream(unittest.TestCase):
         self.assertEqual(rc, 1)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class EstimatesBySetting(unittest.TestCase):
     @staticmethod
@@ -573,3 +571,73 @@ class StressSummary(unittest.TestCase):
                 rc, _, err = captured(stress_summary.main, ["stress_summary.py", *argv])
                 self.assertEqual(rc, 2, argv)
                 self.assertIn("needs a work folder", err)
+
+
+class IntervalIdle(unittest.TestCase):
+    """Two reads with 4 launches between them: the recording's GPU idles in the middle of the interval (a
+    long kernel, then short ones launched slower than they run), the modelled one right after the read."""
+
+    T0 = 10**18
+
+    def stream(self, gpu):
+        t = self.T0
+        host = [[t, t + 10_000, 0, 0, "stream_sync", "cudaStreamSynchronize", 0]]
+        host += [[t + 10_000 + k * 20_000, t + 11_000 + k * 20_000, 0, k + 1, "launch", "cudaLaunchKernel", -1]
+                 for k in range(4)]
+        host += [[t + 90_000, t + 110_000, 0, 0, "stream_sync", "cudaStreamSynchronize", 0]]
+        return {"format": "synclint-probe-stream", "version": 1, "run_start_ns": t, "run_end_ns": t + 200_000,
+                "dropped_activity_records": 0, "sites": [["/w/bench/train.py", 12, "step", "python"]],
+                "host": host, "gpu": [[t + a, t + b, 0, 7, c, "kernel", name] for a, b, c, name in gpu]}
+
+    def run_script(self, recording, modelled, *args):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, doc in (("rec.json", recording), ("mod.json", modelled)):
+                paths.append(os.path.join(d, name))
+                with open(paths[-1], "w", encoding="utf-8") as f:
+                    json.dump(doc, f)
+            return captured(interval_idle.main, [*paths, *args])
+
+    def test_busy_and_idle_per_quarter_recorded_against_modelled(self):
+        # The interval: from the first read's return (10 us) to the second's (110 us), quarters of 25 us.
+        recording = self.stream([(12_000, 40_000, 1, "long"), (40_000, 41_000, 2, "short"),
+                                 (52_000, 53_000, 3, "short"), (72_000, 105_000, 4, "long")])
+        modelled = self.stream([(12_000, 35_000, 1, "kernel (modelled)"), (35_000, 58_000, 2, "kernel (modelled)"),
+                                (58_000, 81_000, 3, "kernel (modelled)"), (81_000, 105_000, 4, "kernel (modelled)")])
+        rc, out, err = self.run_script(recording, modelled, "--site", "train.py:12", "--min-launches", "4")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("1 intervals between syncs of train.py:12 with 4 or more launches", out)
+        self.assertIn("4 launches in 100 us", out)
+        # Recorded: busy 28 + 1 + 1 + 33 = 63 us, idle 37: 2 in the first quarter (10-12), 18 in the second
+        # (35-60 less 35-41 and 52-53), 12 in the third (60-72), 5 in the fourth (105-110).
+        self.assertIn("| recorded | 63 | 37 | 2 | 18 | 12 | 5 |", out)
+        self.assertIn("| modelled | 93 | 7 | 2 | 0 | 0 | 5 |", out)
+
+    def test_intervals_the_model_did_not_fill_and_small_ones_are_left_out(self):
+        recording = self.stream([(12_000, 40_000, 1, "long")])
+        rc, _, err = self.run_script(recording, recording, "--site", "train.py:12", "--min-launches", "4")
+        self.assertEqual(rc, 1)  # the "modelled" stream holds records only: nothing the model made
+        self.assertIn("no modelled interval", err)
+        modelled = self.stream([(12_000, 35_000, 1, "kernel (modelled)")])
+        rc, _, err = self.run_script(recording, modelled, "--site", "train.py:12", "--min-launches", "5")
+        self.assertEqual(rc, 1)
+        self.assertIn("no modelled interval of 5 or more launches", err)
+
+    def test_bad_input_is_an_error_not_a_traceback(self):
+        good = self.stream([])
+        for argv, message in ((["--site", "train.py"], "expected PATH:LINE"),
+                              (["--site", "other.py:12"], "no site other.py:12"),
+                              (["--site", "rain.py:12"], "no site rain.py:12")):
+            rc, _, err = self.run_script(good, good, *argv)
+            self.assertEqual(rc, 1, argv)
+            self.assertIn(message, err)
+        rc, _, err = self.run_script({"format": "other"}, good, "--site", "train.py:12")
+        self.assertEqual(rc, 1)
+        self.assertIn("not a synclint-probe-stream", err)
+        rc, _, err = self.run_script([1, 2], good, "--site", "train.py:12")
+        self.assertEqual(rc, 1)
+        self.assertIn("interval_idle:", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -3,7 +3,9 @@
 # (gpu-run29-raw/recordings.tar.xz) and on those of runtime_probe/testdata, with every GPU record dropped
 # ("0": as SYNCLINT_PROBE_GPU_RECORDS=model, the default, runs) beside the records ending where the probe's
 # first stretch would have ended ("settle": SYNCLINT_PROBE_GPU_RECORDS=first), then run 29's three with the
-# probe's 2 s windows. From the repository root, after building (build/bench/model_check).
+# probe's 2 s windows; then run 8's Python batch-128 norms recording (gpu-run8-raw/recorded/stream-1964.json,
+# 14 steps) without records, and where the GPU idles between its reads, recorded and modelled
+# (bench/gpu/interval_idle.py). From the repository root, after building (build/bench/model_check).
 set -euo pipefail
 out=bench/results/model-check/records-free.txt
 w=$(mktemp -d)
@@ -24,5 +26,9 @@ run29=(cpp-16/stream-1041.json cpp-128/stream-1058.json py-16/stream-1079.json)
     echo "== --window-ms 2000: ${f%%/*}"
     build/bench/model_check --window-ms 2000 "$w/$(find "$w" -path "*/$f" -printf '%P\n' | head -1)" 0
   done
+  py128=bench/results/gpu-run8-raw/recorded/stream-1964.json
+  echo "== $py128 (Python 128, norms)"
+  build/bench/model_check --dump "$w/py128-modelled.json" "$py128" 0
+  python3 bench/gpu/interval_idle.py "$py128" "$w/py128-modelled.json" --site cnn_bench.py:82
 } >"$out"
 cat "$out"
