@@ -5,7 +5,7 @@
 # first stretch would have ended ("settle": SYNCLINT_PROBE_GPU_RECORDS=first), then run 29's three with the
 # probe's 2 s windows; then run 8's Python batch-128 norms recording (gpu-run8-raw/recorded/stream-1964.json,
 # 14 steps) without records, and where the GPU idles between its reads, recorded and modelled
-# (bench/gpu/interval_idle.py). From the repository root, after building (build/bench/model_check).
+# (bench/gpu/interval_idle.py), and the same for run 29's C++ 128 loss reads. From the repository root, after building (build/bench/model_check).
 set -euo pipefail
 out=bench/results/model-check/records-free.txt
 w=$(mktemp -d)
@@ -30,5 +30,9 @@ run29=(cpp-16/stream-1041.json cpp-128/stream-1058.json py-16/stream-1079.json)
   echo "== $py128 (Python 128, norms)"
   build/bench/model_check --dump "$w/py128-modelled.json" "$py128" 0
   python3 bench/gpu/interval_idle.py "$py128" "$w/py128-modelled.json" --site cnn_bench.py:82
+  cpp128="$w/$(find "$w" -path "*/${run29[1]}" -printf '%P\n' | head -1)"
+  echo "== gpu-run29-raw recordings.tar.xz: ${run29[1]}, between the loss reads"
+  build/bench/model_check --dump "$w/cpp128-modelled.json" "$cpp128" 0 >/dev/null
+  python3 bench/gpu/interval_idle.py "$cpp128" "$w/cpp128-modelled.json" --site train_cpp.cpp:125
 } >"$out"
 cat "$out"
