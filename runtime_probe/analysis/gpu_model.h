@@ -96,11 +96,12 @@ class GpuModel {
   void note_ready(const StreamKey& key, double ready);  // a stream's work ends no sooner than `ready`
   static constexpr double kNever = RelativeClock::kNever;  // a stream with no work yet
   // Re-times the queue's pending activities so that the last ends at `target`, then forgets them: longer,
-  // those never seen first (their durations were guesses: kernels and graphs, then copies and memsets,
+  // those never seen first (their durations were guesses: the kernels and graphs that could start within
+  // what the sync waited past the last one's earliest start, by one factor, then copies and memsets,
   // since a read's device-to-host copy of a scalar takes a few us however long the kernel before it ran),
-  // then all by one factor; shorter, all by one
-  // factor, or, where their launches plus the learned latency already end too late, the last ones moved
-  // earlier as far as their launch calls allow (and shortened if need be).
+  // then all learned ones by one factor; shorter, all by one factor, or, where their launches plus the
+  // learned latency already end too late, the last ones moved earlier as far as their launch calls allow
+  // (and shortened if need be).
   void fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu);
 
   std::unordered_map<std::uint64_t, Work> work_;

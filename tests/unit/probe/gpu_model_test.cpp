@@ -483,10 +483,10 @@ TEST(GpuModel, AnUnseenKernelTakesTheTimeASyncShowsBeforeAnUnseenCopy) {
 // Without any GPU records, a GPU-bound loop of one long kernel a step and a read: the reads' estimate is
 // the recorded one. (With the unseen copies stretched alike, each took half the step, and since a removed
 // read takes its copy along, the estimate came out 12 times too high on the stand-in CUPTI's loop.)
-// A GPU-bound loop of one 300 us kernel a step and a read, modelled without any records from its start: its
-// reads' estimate against the one from the full records, within 25%.
+// A loop modelled without any records from its start (a GPU-bound loop of one 300 us kernel a step and a
+// read unless given other kernels): its reads' estimate against the one from the full records, within 25%.
 void expect_modelled_without_records_like_recorded(Loop loop) {
-  loop.kernel_us = {300};
+  if (loop.kernel_us.empty()) loop.kernel_us = {300};
   loop.steps = 200;
   loop.recorded_steps = 0;
   auto [full, partial] = simulate(loop);
@@ -503,6 +503,45 @@ void expect_modelled_without_records_like_recorded(Loop loop) {
 
 TEST(GpuModel, AGpuBoundLoopOfOneKernelAStepModelledWithoutRecordsGivesTheRecordedEstimate) {
   expect_modelled_without_records_like_recorded(Loop{});
+}
+
+// A step whose last kernels queue up behind the read (the backward pass and the optimizer of a Python
+// step): 60 kernels of 2 us, launched 30 us apart, then 30 of 60 us, then the read, which waits about
+// 0.9 ms. Removing the read lets that backlog fill the next step's first 1.8 ms, where the GPU idles. Its
+// whole wait is work launched in the step's last 0.9 ms; with the sync's wait spread over all 90 kernels
+// (until 2026-12-02) the modelled GPU was busy all step and the estimate came out at a twentieth (8.3 ms
+// against 182.4 ms).
+TEST(GpuModel, AStepWhoseLastKernelsQueueBehindTheReadModelledWithoutRecordsGivesTheRecordedEstimate) {
+  Loop loop;
+  loop.kernel_us.assign(60, 2);
+  loop.kernel_us.insert(loop.kernel_us.end(), 30, 60);
+  loop.launch_host_us = 30;
+  expect_modelled_without_records_like_recorded(loop);
+}
+
+// ... and a GPU-bound step of 40 kernels of 200 us launched in 260 us, whose read waits 7.7 ms: every
+// launch falls within the wait, and they share it. (Had the last kernel before the read taken the whole
+// wait, the GPU would have idled through most of the modelled step: 11.7 times the recorded estimate.)
+TEST(GpuModel, AGpuBoundStepOfManyKernelsModelledWithoutRecordsGivesTheRecordedEstimate) {
+  Loop loop;
+  loop.kernel_us.assign(40, 200);
+  expect_modelled_without_records_like_recorded(loop);
+}
+
+// The simulated loops above, without any records: a GPU-bound step of 8 kernels of 20-60 us, and 22
+// reads a step behind 8 kernels of 3 us and of 40 us (the norms mode).
+TEST(GpuModel, TheSimulatedLoopsModelledWithoutRecordsGiveTheRecordedEstimate) {
+  Loop gpu_bound;
+  gpu_bound.kernel_us = {30, 45, 20, 60, 25, 40, 35, 50};
+  expect_modelled_without_records_like_recorded(gpu_bound);
+  for (double kernel : {3.0, 40.0}) {
+    Loop norms;
+    norms.kernel_us = std::vector<double>(8, kernel);
+    norms.reads = 22;
+    norms.read_kernel_us = 3;
+    SCOPED_TRACE(kernel);
+    expect_modelled_without_records_like_recorded(norms);
+  }
 }
 
 // The same loop on an overloaded host: every third read's thread is descheduled inside its sync and returns
