@@ -50,6 +50,11 @@ struct HostCall {
   std::uint64_t launch_key = 0;
   std::uint64_t launch_family = 0;  // the same without the sizes: the kernel function, the copy kind
   std::uint64_t stream_handle = 0;  // the CUDA stream it named (0: the default stream)
+  // A kernel launch's grid: its blocks (gridDim.x * y * z) and each block's threads (blockDim.x * y * z);
+  // 0 otherwise. Recorded streams keep them for studies of what a kernel's duration follows (a prior for
+  // the GPU model without records, bench/model_check); the analysis does not read them.
+  std::uint64_t launch_blocks = 0;
+  std::uint32_t launch_block_threads = 0;
   bool gpu_modelled = false;        // traced without GPU records: its GPU work is modelled (GpuModel)
   // A blocking call: how long its thread waited for a CPU while inside it (the growth of its run_delay in
   // /proc/thread-self/schedstat: runnable but not running, as when a spinning sync is preempted on an

@@ -72,8 +72,10 @@ std::string stream_to_json(const EventStream& s) {
     host.push_back({h.start_ns, h.end_ns, h.thread, h.correlation_id, to_string(h.kind), h.api, h.site});
     // Optional: the eighth field, the probe's own time; the ninth to eleventh, what the call queued
     // (launch key, family, stream handle: recordings made since the GPU model, for bench/model_check);
-    // the twelfth, how long a blocking call's thread waited for a CPU inside it. Each needs those before it.
-    const bool descheduled = h.descheduled_ns != 0;
+    // the twelfth, how long a blocking call's thread waited for a CPU inside it; the thirteenth and
+    // fourteenth, a kernel launch's blocks and threads per block. Each needs those before it.
+    const bool grid = h.launch_blocks != 0 || h.launch_block_threads != 0;
+    const bool descheduled = grid || h.descheduled_ns != 0;
     const bool keys = descheduled || h.launch_key != 0 || h.launch_family != 0 || h.stream_handle != 0;
     if (h.probe_ns != 0 || keys) host.back().push_back(h.probe_ns);
     if (keys) {
@@ -82,6 +84,10 @@ std::string stream_to_json(const EventStream& s) {
       host.back().push_back(h.stream_handle);
     }
     if (descheduled) host.back().push_back(h.descheduled_ns);
+    if (grid) {
+      host.back().push_back(h.launch_blocks);
+      host.back().push_back(h.launch_block_threads);
+    }
   }
   ojson gpu = ojson::array();
   for (const auto& g : s.gpu)
@@ -167,6 +173,10 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
       h.stream_handle = get_as<std::uint64_t>(rec[10], where);
     }
     if (rec.size() > 11) h.descheduled_ns = get_as<std::uint64_t>(rec[11], where);
+    if (rec.size() > 13) {
+      h.launch_blocks = get_as<std::uint64_t>(rec[12], where);
+      h.launch_block_threads = get_as<std::uint32_t>(rec[13], where);
+    }
     if (h.end_ns < h.start_ns) throw ProbeError(where + ": ends before it starts");
     if (h.descheduled_ns > h.end_ns - h.start_ns) throw ProbeError(where + ": descheduled longer than the call lasted");
     if (h.site < -1 || h.site >= static_cast<std::int32_t>(s.sites.size()))

@@ -370,12 +370,15 @@ bool async_copy_blocks(CUpti_CallbackDomain domain, const CUpti_CallbackData* cb
 // not modelled.
 using synclint::probe::key_mix;
 
-// A launch: the key of the function and its grid and block, the family of the function alone.
+// A launch: the key of the function and its grid and block, the family of the function alone; and the
+// grid's size, which recorded streams keep.
 void launch_keys(RawCall& call, const void* func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
   std::uint64_t h = key_mix(0x4b, reinterpret_cast<std::uintptr_t>(func));
   call.launch_family = h | 1;  // never 0
   for (unsigned v : {gx, gy, gz, bx, by, bz}) h = key_mix(h, v);
   call.launch_key = h | 1;
+  call.launch_blocks = std::uint64_t{gx} * gy * gz;  // at most 2^31 x 2^16 x 2^16: fits
+  call.launch_block_threads = bx * by * bz;          // at most 1024 on every GPU; the product of what was passed
 }
 
 // A copy: the key of its kind and size, the family of its kind.

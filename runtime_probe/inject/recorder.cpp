@@ -139,6 +139,8 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
       h.launch_key = c.launch_key;
       h.launch_family = c.launch_family;
       h.stream_handle = c.stream_handle;
+      h.launch_blocks = c.launch_blocks;
+      h.launch_block_threads = c.launch_block_threads;
       h.gpu_modelled = c.gpu_modelled;
       h.descheduled_ns = c.descheduled_ns;
       max_end = std::max(max_end, c.end);

@@ -29,6 +29,8 @@ struct RawCall {
   bool python_call = false;  // a timed Python call around blocking calls (PythonCall), not a CUDA call
   std::uint32_t probe_ns = 0;  // the probe's own time right after the call returned (HostCall::probe_ns)
   std::uint64_t launch_key = 0, launch_family = 0, stream_handle = 0;  // as in HostCall
+  std::uint64_t launch_blocks = 0;                                       // as in HostCall
+  std::uint32_t launch_block_threads = 0;                                // as in HostCall
   bool gpu_modelled = false;   // traced while the GPU records were off (HostCall::gpu_modelled)
   std::uint32_t descheduled_ns = 0;  // a blocking call's wait for a CPU inside it (HostCall::descheduled_ns)
 };

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/report_io.h"
+#include "analysis/stream_io.h"
 #include "symbolizer.h"
 
 namespace synclint::probe::inject {
@@ -133,6 +134,34 @@ TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
   EXPECT_GT(s.predicted_saving_ms, 0.0);
   EXPECT_LT(s.predicted_saving_ms, s.host_blocked_ms);  // the GPU is the critical path: the waits are not saved
   EXPECT_LT(std::abs(r.replay_error), 0.01);
+}
+
+// SYNCLINT_PROBE_RECORD=1: the recorded stream carries each launch's key, family and grid (the played
+// loop launches its kernel with 64 blocks of 256 threads), and nothing of the sort for its copies and syncs.
+TEST_F(Injection, ARecordedStreamKeepsEachLaunchsKeyAndGrid) {
+  use_stand_in_cupti();
+  setenv("SYNCLINT_PROBE_RECORD", "1", 1);
+  std::string out;
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "50"}, out);
+  unsetenv("SYNCLINT_PROBE_RECORD");
+  ASSERT_TRUE(ran) << out;
+  const fs::path stream = dir_ / ("stream-" + out.substr(0, out.find('\n')) + ".json");
+  ASSERT_TRUE(fs::exists(stream)) << out;
+  const EventStream s = read_stream(stream);
+  std::size_t launches = 0;
+  for (const HostCall& h : s.host) {
+    if (h.api != "cudaLaunchKernel") {
+      EXPECT_EQ(h.launch_blocks, 0u) << h.api;
+      EXPECT_EQ(h.launch_block_threads, 0u) << h.api;
+      continue;
+    }
+    ++launches;
+    EXPECT_NE(h.launch_key, 0u);
+    EXPECT_NE(h.launch_family, 0u);
+    EXPECT_EQ(h.launch_blocks, 64u);
+    EXPECT_EQ(h.launch_block_threads, 256u);
+  }
+  EXPECT_GE(launches, 50u);
 }
 
 #ifdef TORCH_OPS_SHIM

@@ -35,12 +35,14 @@ using testing::sample_stream;
 using testing::StreamBuilder;
 
 // A small stream with every kind of record: sites, host calls (one with the probe's own time, a sync with its
-// wait for a CPU), GPU records
+// wait for a CPU, a launch with its grid), GPU records
 // and timed Python calls.
 json small_stream() {
   EventStream s = sample_stream();
   s.host[1].probe_ns = 2000;
   s.host[2].descheduled_ns = 100'000;  // the sync's wait for a CPU
+  s.host[0].launch_blocks = 64;        // the first kernel's grid
+  s.host[0].launch_block_threads = 256;
   s.python_calls.push_back(PythonCall{testing::us(9), testing::us(1020), 1, 0});
   s.run_start_ns = 1;
   s.run_end_ns = testing::us(3000);

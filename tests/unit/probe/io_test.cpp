@@ -107,6 +107,36 @@ TEST(ProbeStreamIo, LaunchKeysAndStreamHandlesAreOptionalNinthToEleventhFields) 
             std::string::npos);
 }
 
+// A kernel launch's grid (blocks, threads per block): the thirteenth and fourteenth fields, with the fields
+// before them written as 0 where unknown; a record of thirteen fields keeps neither.
+TEST(ProbeStreamIo, AKernelLaunchsGridIsAnOptionalThirteenthAndFourteenthField) {
+  EventStream s = sample_stream();
+  ASSERT_EQ(s.host[0].kind, HostCallKind::Launch);
+  s.host[0].launch_blocks = 2'147'483'647ull * 65'535;  // gridDim.x at its limit, times y
+  s.host[0].launch_block_threads = 1024;
+  s.host[3].launch_block_threads = 256;  // one of the two alone still writes both
+  const std::string text = stream_to_json(s);
+  const EventStream back = parse_stream(text);
+  for (std::size_t i = 0; i < s.host.size(); ++i) {
+    EXPECT_EQ(back.host[i].launch_blocks, s.host[i].launch_blocks) << i;
+    EXPECT_EQ(back.host[i].launch_block_threads, s.host[i].launch_block_threads) << i;
+  }
+  const json doc = json::parse(text);
+  EXPECT_EQ(doc["host"][0].size(), 14u);
+  EXPECT_EQ(doc["host"][0][11], 0);  // no wait for a CPU: 0 stands in its place
+  EXPECT_EQ(doc["host"][3].size(), 14u);
+  EXPECT_EQ(doc["host"][1].size(), 7u);
+  const EventStream thirteen =
+      parse_stream(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",-1,0,0,0,0,0,64]]})");
+  EXPECT_EQ(thirteen.host[0].launch_blocks, 0u);
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",-1,0,0,0,0,0,64,4294967296]]})")
+                .find("host[0]"),
+            std::string::npos);  // threads per block beyond 32 bits
+  EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"host":[[1,2,0,0,"launch","x",-1,0,0,0,0,0,-64,256]]})")
+                .find("host[0]"),
+            std::string::npos);
+}
+
 TEST(ProbeStreamIo, ASyncsWaitForACpuIsAnOptionalTwelfthField) {
   EventStream s = sample_stream();
   ASSERT_EQ(s.host[2].kind, HostCallKind::StreamSynchronize);
