@@ -36,7 +36,10 @@ After the segments: per variant, the whole-process median over rounds with a 95%
 interval (rounds resampled), and the share of resampled medians at or under +3%, the overhead target.
 
 With --rounds (one or more), that whole-process figure over the rounds of several runs together, named NAME
-(each run's rounds against its own unprobed processes), then per run; no logs needed.
+(each run's rounds against its own unprobed processes), then per run; no logs needed. Beside each, the
+same in time: the median over rounds of the probed process's step less its unprobed one's, in us (ns a
+launch for BENCH=launch tables), with its bootstrap interval: a fixed cost a step is a larger share of a
+faster host's shorter step, so VMs that differ in speed differ in the ratio and not in this.
 """
 import csv
 import os
@@ -177,13 +180,15 @@ def against_reference(table, reference="unprobed"):
             yield variant, by_round, table.get(reference + pair, {})
 
 
-def whole_ratios(table, reference="unprobed"):
-    """{variant: [whole-process ratio - 1 of each round]} against the round's reference process."""
+def whole_ratios(table, reference="unprobed", difference=False):
+    """{variant: [whole-process ratio - 1 of each round]} against the round's reference process; with
+    `difference`, the rounds' differences instead (ms a step, or us a launch)."""
     out = {}
     for variant, by_round, ref in against_reference(table, reference):
-        ratios = [statistics.median(by_round[r]) / statistics.median(ref[r]) - 1 for r in sorted(by_round) if r in ref]
-        if ratios:
-            out[variant] = ratios
+        pairs = [(statistics.median(by_round[r]), statistics.median(ref[r])) for r in sorted(by_round) if r in ref]
+        values = [a - b if difference else a / b - 1 for a, b in pairs]
+        if values:
+            out[variant] = values
     return out
 
 
@@ -237,7 +242,7 @@ def main(argv):
         if len(argv) % 2 or any(flag != "--rounds" for flag in argv[::2]):
             print("overhead_phases: --rounds needs NAME=VARIANT@OVERHEAD.TSV", file=sys.stderr)
             return 2
-        pools, runs = {}, []
+        pools, runs, diffs = {}, [], {}
         for spec in argv[1::2]:
             name, sep, rest = spec.partition("=")
             variant, at, tsv = rest.rpartition("@")
@@ -245,21 +250,27 @@ def main(argv):
                 print("overhead_phases: --rounds %r is not NAME=VARIANT@OVERHEAD.TSV" % spec, file=sys.stderr)
                 return 2
             try:
-                ratios = whole_ratios(read_table(tsv)).get(variant)
+                table = read_table(tsv)
             except OSError as e:
                 print("overhead_phases: %s" % e, file=sys.stderr)
                 return 1
+            ratios = whole_ratios(table).get(variant)
             if not ratios:
                 print("overhead_phases: no rounds of %r in %s" % (variant, tsv), file=sys.stderr)
                 return 1
+            differences = whole_ratios(table, difference=True)[variant]
             pools.setdefault(name, []).extend(ratios)
+            diffs.setdefault(name, []).extend(differences)
             runs.append(("%s: %s" % (name, tsv), ratios))
+            diffs["%s: %s" % (name, tsv)] = differences
+        # The same cost in time: a fixed cost a step weighs more on a faster host's shorter step.
         print("| pooled as | rounds | whole process | 95% interval of the median (bootstrap over rounds) "
-              "| resampled medians at or under +3% |\n|---|---|---|---|---|")
+              "| resampled medians at or under +3% | per step (us) | its 95% interval |\n|---|---|---|---|---|---|---|")
         for label, ratios in list(pools.items()) + runs:
             median, low, high, share = median_interval(ratios)
-            print("| %s | %d | %+.1f%% | %+.1f%% to %+.1f%% | %.0f%% |" % (label, len(ratios), 100 * median, 100 * low,
-                                                                         100 * high, 100 * share))
+            d_median, d_low, d_high, _ = median_interval([1000 * d for d in diffs[label]])
+            print("| %s | %d | %+.1f%% | %+.1f%% to %+.1f%% | %.0f%% | %+.0f | %+.0f to %+.0f |" % (
+                label, len(ratios), 100 * median, 100 * low, 100 * high, 100 * share, d_median, d_low, d_high))
         return 0
     if argv[0] == "--pool":
         if len(argv) % 2:
