@@ -155,34 +155,15 @@ GpuModel::StreamKey GpuModel::stream_for(std::uint64_t handle) const {
 
 void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>& gpu) {
   if (q.pending.empty()) return;
-  // The kernels (and graphs) never seen that take what a sync shows beyond the modelled work: those that
-  // could start within that much of the last one's earliest start. A sync that waited `w` after the last
-  // launch found work queued that long; the simplest account of it is work launched in about the last `w`
-  // of the host's launches, not all of the interval's. Spread over every launch (as until 2026-12-02), it
-  // kept the modelled GPU busy through the middle of a Python step where the real one idled (run 8's
-  // recording: 162 us of 1,277), and the reads' savings, that idle filled, came out a third to three
-  // quarters low. In a GPU-bound loop `w` spans every launch and they all share it, as before.
-  std::vector<char> takes(q.pending.size(), 0);
-  {
-    const Pending* last = nullptr;
-    for (const Pending& p : q.pending)
-      if (!p.known && !p.copy) last = &p;
-    if (last != nullptr) {
-      const double from = last->earliest - std::max(0.0, target - last->earliest);
-      for (std::size_t i = 0; i < q.pending.size(); ++i)
-        takes[i] = !q.pending[i].known && !q.pending[i].copy && q.pending[i].earliest >= from;
-    }
-  }
   // The pending work re-timed with the learned durations scaled by `known`, those of kernels (and graphs)
-  // never seen by `unknown` (those that take the difference) and `rest` (the others), and those of copies
-  // and memsets never seen by `copies`, each activity starting no sooner than its launch allows; returns
-  // when the last ends.
-  auto simulate = [&](double known, double unknown, double copies, bool write, double rest = 1.0) {
+  // never seen by `unknown` (the others among them, `takes` false, keep theirs) and those of copies and
+  // memsets never seen by `copies`, each activity starting no sooner than its launch allows; returns when
+  // the last ends.
+  auto simulate = [&](double known, double unknown, double copies, bool write) {
     double t = q.base;
-    for (std::size_t i = 0; i < q.pending.size(); ++i) {
-      const Pending& p = q.pending[i];
+    for (const Pending& p : q.pending) {
       const double start = std::max(p.earliest, t + gap);
-      t = start + (p.known ? known : p.copy ? copies : takes[i] ? unknown : rest) * p.duration;
+      t = start + (p.known ? known : p.copy ? copies : p.takes ? unknown : 1.0) * p.duration;
       if (write) {
         gpu[p.index].start_ns = ns_at(start);
         gpu[p.index].end_ns = ns_at(t);
@@ -202,6 +183,18 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
   const bool unseen_kernels = any([](const Pending& p) { return !p.known && !p.copy; });
   const bool unseen_copies = any([](const Pending& p) { return !p.known && p.copy; });
   if (q.ready < target) {
+    // Of the kernels (and graphs) never seen, those that take what the sync shows beyond the modelled
+    // work: those that could start within that much of the last one's earliest start. A sync that waited
+    // `w` after the last launch found work queued that long; the simplest account of it is work launched
+    // in about the last `w` of the host's launches, not all of the interval's. Spread over every launch
+    // (as until 2026-12-02), it kept the modelled GPU busy through the middle of a Python step where the
+    // real one idled (run 8's recording: 162 us of 1,277), and the reads' savings, that idle filled, came
+    // out a third to three quarters low. In a GPU-bound loop `w` spans every launch and they all share it.
+    const auto last = std::find_if(q.pending.rbegin(), q.pending.rend(), [](const Pending& p) { return !p.known && !p.copy; });
+    if (last != q.pending.rend()) {
+      const double from = last->earliest - std::max(0.0, target - last->earliest);
+      for (Pending& p : q.pending) p.takes = p.earliest >= from;
+    }
     // The work took longer than modelled. Work never seen had only a guessed duration: it takes the
     // difference first, the kernels launched last (`takes`, above) before copies (a read's copy of a
     // scalar takes a few us: without any GPU records, a GPU-bound loop of one kernel a step had its reads'
@@ -216,10 +209,10 @@ void GpuModel::fit(Queue& q, double target, double gap, std::vector<GpuActivity>
     q.ready = simulate(known, unknown, copies, true);
     ++fits_.longer;
     fits_.log_longer += std::log(known);
-  } else if (q.ready > target && simulate(0, 0, 0, false, 0) < target) {
+  } else if (q.ready > target && simulate(0, 0, 0, false) < target) {
     // The work took less time than modelled: one factor for every duration.
-    const double f = solve(0, 1, [&](double x) { return simulate(x, x, x, false, x); });
-    q.ready = simulate(f, f, f, true, f);
+    const double f = solve(0, 1, [&](double x) { return simulate(x, x, x, false); });
+    q.ready = simulate(f, f, f, true);
     ++fits_.shorter;
     fits_.log_shorter += std::log(std::max(f, 1e-9));
   } else if (q.ready > target) {

@@ -83,6 +83,7 @@ class GpuModel {
     double duration;
     bool known;  // its launch key was learned (else its duration is its family's or its kind's)
     bool copy;   // a copy or a memset: never seen, it keeps its guess while unseen kernels can take the time
+    bool takes = true;  // never seen and not a copy: among those that take what a sync shows (fit)
   };
   struct Queue {
     double ready = 0;  // when the last modelled activity ends
