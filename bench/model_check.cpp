@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -142,16 +143,18 @@ int main(int argc, char** argv) {
         if (first_scale != 1 && g.start_ns < s.host[at].start_ns)
           g.end_ns = g.start_ns + static_cast<std::uint64_t>(first_scale * static_cast<double>(g.end_ns - g.start_ns));
       GpuModel model;
-      EventStream seen;
-      seen.sites = m.sites;
-      seen.run_start_ns = m.run_start_ns;
-      seen.run_end_ns = m.run_end_ns;
-      const bool last = a + 1 == argc;
-      const auto [r, added] = model_and_analyze(m, model, !without, window_ns, last && !dump.empty() ? &seen : nullptr);
-      if (last && !dump.empty()) {
-        std::stable_sort(seen.gpu.begin(), seen.gpu.end(),
+      std::optional<EventStream> seen;  // for --dump, the last FROM's
+      if (a + 1 == argc && !dump.empty()) {
+        seen.emplace();
+        seen->sites = m.sites;
+        seen->run_start_ns = m.run_start_ns;
+        seen->run_end_ns = m.run_end_ns;
+      }
+      const auto [r, added] = model_and_analyze(m, model, !without, window_ns, seen ? &*seen : nullptr);
+      if (seen) {
+        std::stable_sort(seen->gpu.begin(), seen->gpu.end(),
                          [](const GpuActivity& x, const GpuActivity& y) { return x.start_ns < y.start_ns; });
-        write_stream(seen, dump);
+        write_stream(*seen, dump);
       }
       for (const auto& w : whole.sites) {
         if (w.calls < 10) continue;  // the recurring sites

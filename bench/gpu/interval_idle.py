@@ -18,6 +18,7 @@ intervals between two parameters' reads); the intervals where the modelled strea
 those the recording had records for (before the model took over) and are left out too.
 """
 import argparse
+import bisect
 import json
 import statistics
 import sys
@@ -41,10 +42,22 @@ def site_indexes(d, site):
     return {i for i, s in enumerate(d["sites"]) if int(s[1]) == int(line) and (s[0] == path or s[0].endswith("/" + path))}
 
 
-def busy_in(gpu, lo, hi, modelled_only):
+class Activities:
+    """A stream's GPU activities by start, for the ones that overlap an interval without a scan of all."""
+
+    def __init__(self, gpu, modelled_only):
+        self.gpu = sorted(g for g in gpu if not modelled_only or g[6].endswith("(modelled)"))
+        self.starts = [g[0] for g in self.gpu]
+        self.longest = max((g[1] - g[0] for g in self.gpu), default=0)
+
+    def overlapping(self, lo, hi):
+        first = bisect.bisect_left(self.starts, lo - self.longest)
+        return [g for g in self.gpu[first:bisect.bisect_left(self.starts, hi)] if g[1] > lo]
+
+
+def busy_in(activities, lo, hi):
     """The union of the GPU activities' time inside [lo, hi), and the same per quarter of it."""
-    spans = sorted((max(g[0], lo), min(g[1], hi)) for g in gpu
-                   if g[1] > lo and g[0] < hi and (not modelled_only or g[6].endswith("(modelled)")))
+    spans = sorted((max(g[0], lo), min(g[1], hi)) for g in activities.overlapping(lo, hi))
     merged = []
     for a, b in spans:
         if merged and a <= merged[-1][1]:
@@ -62,10 +75,11 @@ def busy_in(gpu, lo, hi, modelled_only):
 
 def intervals(d, sites, min_launches):
     syncs = [h for h in d["host"] if h[4] in BLOCKING and h[6] in sites]
+    queued = sorted(h[0] for h in d["host"] if h[4] in QUEUING)
     out = []
     for prev, cur in zip(syncs, syncs[1:]):
         lo, hi = prev[1], cur[1]
-        launches = sum(1 for h in d["host"] if lo <= h[0] < hi and h[4] in QUEUING)
+        launches = bisect.bisect_left(queued, hi) - bisect.bisect_left(queued, lo)
         if launches >= min_launches:
             out.append((lo, hi, launches))
     return out
@@ -87,9 +101,10 @@ def main(argv=None) -> int:
         print(f"interval_idle: {e}", file=sys.stderr)
         return 1
     rows = []
+    recorded, modelled_work = Activities(rec["gpu"], False), Activities(mod["gpu"], True)
     for lo, hi, launches in intervals(rec, sites, a.min_launches):
-        r_busy, r_q, _ = busy_in(rec["gpu"], lo, hi, False)
-        m_busy, m_q, modelled = busy_in(mod["gpu"], lo, hi, True)
+        r_busy, r_q, _ = busy_in(recorded, lo, hi)
+        m_busy, m_q, modelled = busy_in(modelled_work, lo, hi)
         if not modelled:
             continue
         length = hi - lo
