@@ -180,16 +180,20 @@ def against_reference(table, reference="unprobed"):
             yield variant, by_round, table.get(reference + pair, {})
 
 
-def whole_ratios(table, reference="unprobed", difference=False):
-    """{variant: [whole-process ratio - 1 of each round]} against the round's reference process; with
-    `difference`, the rounds' differences instead (ms a step, or us a launch)."""
+def whole_pairs(table, reference="unprobed"):
+    """{variant: [(its whole-process median, the reference's) of each round]} against the round's
+    reference process."""
     out = {}
     for variant, by_round, ref in against_reference(table, reference):
         pairs = [(statistics.median(by_round[r]), statistics.median(ref[r])) for r in sorted(by_round) if r in ref]
-        values = [a - b if difference else a / b - 1 for a, b in pairs]
-        if values:
-            out[variant] = values
+        if pairs:
+            out[variant] = pairs
     return out
+
+
+def whole_ratios(table, reference="unprobed"):
+    """{variant: [whole-process ratio - 1 of each round]} against the round's reference process."""
+    return {variant: [a / b - 1 for a, b in pairs] for variant, pairs in whole_pairs(table, reference).items()}
 
 
 def phases(table, segments=4, reference="unprobed"):
@@ -242,7 +246,7 @@ def main(argv):
         if len(argv) % 2 or any(flag != "--rounds" for flag in argv[::2]):
             print("overhead_phases: --rounds needs NAME=VARIANT@OVERHEAD.TSV", file=sys.stderr)
             return 2
-        pools, runs, diffs = {}, [], {}
+        pools, runs = {}, []  # label: [(probed, unprobed) of each round]
         for spec in argv[1::2]:
             name, sep, rest = spec.partition("=")
             variant, at, tsv = rest.rpartition("@")
@@ -254,23 +258,20 @@ def main(argv):
             except OSError as e:
                 print("overhead_phases: %s" % e, file=sys.stderr)
                 return 1
-            ratios = whole_ratios(table).get(variant)
-            if not ratios:
+            pairs = whole_pairs(table).get(variant)
+            if not pairs:
                 print("overhead_phases: no rounds of %r in %s" % (variant, tsv), file=sys.stderr)
                 return 1
-            differences = whole_ratios(table, difference=True)[variant]
-            pools.setdefault(name, []).extend(ratios)
-            diffs.setdefault(name, []).extend(differences)
-            runs.append(("%s: %s" % (name, tsv), ratios))
-            diffs["%s: %s" % (name, tsv)] = differences
+            pools.setdefault(name, []).extend(pairs)
+            runs.append(("%s: %s" % (name, tsv), pairs))
         # The same cost in time: a fixed cost a step weighs more on a faster host's shorter step.
         print("| pooled as | rounds | whole process | 95% interval of the median (bootstrap over rounds) "
               "| resampled medians at or under +3% | per step (us) | its 95% interval |\n|---|---|---|---|---|---|---|")
-        for label, ratios in list(pools.items()) + runs:
-            median, low, high, share = median_interval(ratios)
-            d_median, d_low, d_high, _ = median_interval([1000 * d for d in diffs[label]])
+        for label, pairs in list(pools.items()) + runs:
+            median, low, high, share = median_interval([a / b - 1 for a, b in pairs])
+            d_median, d_low, d_high, _ = median_interval([1000 * (a - b) for a, b in pairs])
             print("| %s | %d | %+.1f%% | %+.1f%% to %+.1f%% | %.0f%% | %+.0f | %+.0f to %+.0f |" % (
-                label, len(ratios), 100 * median, 100 * low, 100 * high, 100 * share, d_median, d_low, d_high))
+                label, len(pairs), 100 * median, 100 * low, 100 * high, 100 * share, d_median, d_low, d_high))
         return 0
     if argv[0] == "--pool":
         if len(argv) % 2:
