@@ -57,6 +57,8 @@ std::size_t settled_at(const EventStream& s) {
     if (h.launch_family != 0) settling.saw(h.launch_family);
     if (detail::is_blocking(h.kind) && h.site >= 0) settling.saw(synclint::probe::inject::KeySettling::site_key(h.site));
   }
+  std::printf("# records never settle within the recording: they end at its last host call (%zu), whose GPU work "
+              "is modelled\n", s.host.size() - 1);
   return s.host.size() - 1;
 }
 

@@ -5,7 +5,9 @@
 # first stretch would have ended ("settle": SYNCLINT_PROBE_GPU_RECORDS=first), then run 29's three with the
 # probe's 2 s windows; then run 8's Python batch-128 norms recording (gpu-run8-raw/recorded/stream-1964.json,
 # 14 steps) without records, and where the GPU idles between its reads, recorded and modelled
-# (bench/gpu/interval_idle.py), and the same for run 29's C++ 128 loss reads. From the repository root, after building (build/bench/model_check).
+# (bench/gpu/interval_idle.py), and the same for run 29's C++ 128 loss reads; then run 54's batch-128
+# recordings (gpu-run54-raw/rec/recordings.tar.xz, 2026-12-02, with each launch's grid), and where the GPU
+# idles between the Python loss reads. From the repository root, after building (build/bench/model_check).
 set -euo pipefail
 out=bench/results/model-check/records-free.txt
 w=$(mktemp -d)
@@ -34,5 +36,15 @@ run29=(cpp-16/stream-1041.json cpp-128/stream-1058.json py-16/stream-1079.json)
   echo "== gpu-run29-raw recordings.tar.xz: ${run29[1]}, between the loss reads"
   build/bench/model_check --dump "$w/cpp128-modelled.json" "$cpp128" 0 >/dev/null
   python3 bench/gpu/interval_idle.py "$cpp128" "$w/cpp128-modelled.json" --site train_cpp.cpp:125
+  mkdir -p "$w/run54"
+  tar xJf bench/results/gpu-run54-raw/rec/recordings.tar.xz -C "$w/run54"
+  for l in cpp-128 py-128; do
+    echo "== gpu-run54-raw rec/recordings.tar.xz: $l"
+    build/bench/model_check "$(ls "$w/run54/$l"/stream-*.json)" 0 settle
+  done
+  py54="$(ls "$w/run54/py-128"/stream-*.json)"
+  echo "== gpu-run54-raw rec/recordings.tar.xz: py-128, between the loss reads"
+  build/bench/model_check --dump "$w/py54-modelled.json" "$py54" 0 >/dev/null
+  python3 bench/gpu/interval_idle.py "$py54" "$w/py54-modelled.json" --site cnn_bench.py:87
 } >"$out"
 cat "$out"
