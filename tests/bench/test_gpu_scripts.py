@@ -11,6 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
 import cnn_bench  # noqa: E402
+import cupti_switch_summary  # noqa: E402
 import estimates_by_setting  # noqa: E402
 import interval_idle  # noqa: E402
 import overhead_phases  # noqa: E402
@@ -639,6 +640,66 @@ class IntervalIdle(unittest.TestCase):
         rc, _, err = self.run_script([1, 2], good, "--site", "train.py:12")
         self.assertEqual(rc, 1)
         self.assertIn("interval_idle:", err)
+
+
+class CuptiSwitchSummary(unittest.TestCase):
+    @staticmethod
+    def tsv(rows):
+        f = tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False)
+        for r in rows:
+            f.write("\t".join(str(c) for c in r) + "\n")
+        f.close()
+        return f.name
+
+    @staticmethod
+    def process(round_, label, launch_ns, callbacks=(0, 0, 0, 0)):
+        """One switching process: its four phases' launch costs (the other two costs 10% and 50% above)."""
+        return [(round_, label, label, phase, 100.0 * i, ns, ns * 1.1, ns * 1.5, cb)
+                for i, (phase, ns, cb) in enumerate(zip(("before", "during", "after", "later"), launch_ns, callbacks))]
+
+    def test_each_phase_is_set_against_its_own_processs_before(self):
+        # Two rounds on machines of different speed: the ratios agree though the absolute costs do not.
+        rows = self.process(1, "toggle", (2000, 3000, 2200, 2200), (5, 90000, 3, 3)) + \
+            self.process(2, "toggle", (4000, 6000, 4400, 4400), (5, 90000, 3, 3)) + \
+            self.process(1, "sync", (2000, 2000, 2000, 2020)) + self.process(2, "sync", (4000, 4000, 4000, 4040))
+        rc, out, err = captured(cupti_switch_summary.main, [self.tsv(rows)])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("| toggle | during | 2 | +50.0% | +50.0% | +50.0% | 3000 | 90000 |", out)
+        self.assertIn("| toggle | after | 2 | +10.0% | +10.0% | +10.0% | 3000 | 3 |", out)
+        self.assertIn("| sync | later | 2 | +1.0% | +1.0% | +1.0% | 3000 | 0 |", out)
+        # phases in time order, whatever the labels' order
+        self.assertLess(out.index("| toggle | during"), out.index("| toggle | after"))
+        self.assertLess(out.index("| toggle | after"), out.index("| toggle | later"))
+        self.assertNotIn("Timeline", out)
+
+    def test_the_timeline_pairs_each_slot_with_the_first_labels_slot_of_the_same_round(self):
+        rows = []
+        for rnd, scale in ((1, 1.0), (2, 2.0)):
+            for k, (unprobed, probed) in enumerate(((2000, 2600), (2000, 2100))):
+                rows.append((rnd, "timeline-unprobed", "timeline", "t%d" % k, 250.0 * k, unprobed * scale, 50, 1500, 0))
+                rows.append((rnd, "timeline-probed", "timeline", "t%d" % k, 250.0 * k + 10, probed * scale, 50, 1500, 0))
+        rc, out, err = captured(cupti_switch_summary.main, [self.tsv(rows)])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("| slot | t (ms, median) | timeline-unprobed launch ns | timeline-probed launch ns | "
+                      "timeline-probed vs timeline-unprobed |", out)
+        self.assertIn("| t0 | 5 | 3000 | 3900 | +30.0% |", out)
+        self.assertIn("| t1 | 255 | 3000 | 3150 | +5.0% |", out)
+
+    def test_bad_input_is_an_error_not_a_traceback(self):
+        rc, _, err = captured(cupti_switch_summary.main, [self.tsv([(1, "toggle", "toggle", "before", 1.0)])])
+        self.assertEqual(rc, 1)
+        self.assertIn("expected 9 tab-separated columns, found 5", err)
+        rc, _, err = captured(cupti_switch_summary.main, [self.tsv([(1, "toggle", "toggle", "before", "x", 1, 1, 1, 0)])])
+        self.assertEqual(rc, 1)
+        self.assertIn(":1:", err)
+        rc, _, err = captured(cupti_switch_summary.main, [self.tsv([])])
+        self.assertEqual(rc, 1)
+        self.assertIn("holds no measurements", err)
+        rc, _, err = captured(cupti_switch_summary.main, ["/nonexistent/switch.tsv"])
+        self.assertEqual(rc, 1)
+        self.assertIn("cupti_switch_summary:", err)
+        rc, _, err = captured(cupti_switch_summary.main, [])
+        self.assertEqual(rc, 2)
 
 
 if __name__ == "__main__":
