@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a CUPTI subscriber's launch callbacks cost the host before, while and after they are on
 # (bench/gpu/cupti_switch_cost.cu), in rounds whose scenario order rotates, and the launch cost over a
-# process's first 3 s with and without the probe injected. On a GPU machine, from the repository root:
+# process's first 3 s without the probe, with it injected, and with it injected without its launch
+# callbacks. On a GPU machine, from the repository root:
 #
 #   OUT=/tmp/sw ROUNDS=6 TIME_BUDGET_S=150 bash bench/gpu/cupti_switch_cost.sh
 #
@@ -61,9 +62,12 @@ for ((r = 1; r <= ${ROUNDS:-6}; r++)); do
   done
   # the launch cost over time, without the probe and with it injected (its defaults; reports to $OUT/probe)
   run "$r" timeline-unprobed -- timeline
+  # and, as runs 54-55 set them side by side, the probe without its launch callbacks
   if [[ -n $probe ]]; then
     mkdir -p "$OUT/probe"
     run "$r" timeline-probed "CUDA_INJECTION64_PATH=$probe" "SYNCLINT_PROBE_DIR=$OUT/probe" SYNCLINT_PROBE_DEBUG=1 -- timeline
+    run "$r" timeline-probed-no-launches "CUDA_INJECTION64_PATH=$probe" "SYNCLINT_PROBE_DIR=$OUT/probe" \
+      SYNCLINT_PROBE_DEBUG=1 SYNCLINT_PROBE_LAUNCHES=0 -- timeline
   fi
 done
 python3 bench/gpu/cupti_switch_summary.py "$tsv" | tee "$OUT/summary.txt"
