@@ -5,7 +5,11 @@
 // beside the sampled estimate as the probe reports it (add_untraced) and as plain per-call scaling gives it.
 // An offset "A+B+..." is one run with a stretch at each (the probe's first stretch and requested ones).
 //
-//   sampling_check STREAM.json[.gz, decompressed first] LEN_MS OFFSET_MS[+OFFSET_MS...]...
+//   sampling_check [--model] STREAM.json[.gz, decompressed first] LEN_MS OFFSET_MS[+OFFSET_MS...]...
+//
+// --model: the stretches without their GPU records, the GPU work of each modelled from its syncs as the
+// probe's default (SYNCLINT_PROBE_GPU_RECORDS=model) does, stretch by stretch with one model (GpuModel,
+// recording_as_modelled): the sampled estimates of the default against the whole recording's.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "analysis.h"
+#include "gpu_model.h"
 #include "replay.h"
 #include "site_lookup.h"
 #include "stream_io.h"
@@ -24,12 +29,16 @@ using synclint::probe::bench::find;
 using synclint::probe::bench::label;
 
 int main(int argc, char** argv) {
+  const bool modelled = argc > 1 && std::string(argv[1]) == "--model";
+  if (modelled) --argc, ++argv;
   if (argc < 4) {
-    std::cerr << "usage: sampling_check STREAM.json LEN_MS OFFSET_MS...\n";
+    std::cerr << "usage: sampling_check [--model] STREAM.json LEN_MS OFFSET_MS...\n";
     return 2;
   }
   try {
     const EventStream s = read_stream(argv[1]);
+    // With --model: every call as the probe hands it over without records (its GPU work modelled).
+    const EventStream as_modelled = modelled ? recording_as_modelled(s, 0) : EventStream{};
     const double len_ns = std::atof(argv[2]) * 1e6;
     const ProbeReport whole = analyze(s);
     std::printf("%-28s %9s %10s | %8s %7s %10s %8s %10s %8s\n", "site", "calls", "whole ms", "offset", "traced", "sampled", "error", "per call", "error");
@@ -47,25 +56,36 @@ int main(int argc, char** argv) {
       auto inside = [&](std::uint64_t t) {
         return std::any_of(spans.begin(), spans.end(), [&](const auto& sp) { return t >= sp.first && t < sp.second; });
       };
-      EventStream traced, untraced;
-      traced.sites = untraced.sites = s.sites;
-      traced.run_start_ns = spans.front().first;
-      traced.run_end_ns = spans.back().second;
-      for (const auto& h : s.host) {
-        if (inside(h.start_ns)) traced.host.push_back(h);
-        else if (detail::is_blocking(h.kind)) untraced.host.push_back(h);
-      }
-      for (const auto& g : s.gpu)
-        if (inside(g.start_ns)) traced.gpu.push_back(g);
-      for (const auto& c : s.python_calls)
-        if (inside(c.start_ns)) traced.python_calls.push_back(c);
+      const EventStream& src = modelled ? as_modelled : s;
+      EventStream untraced;
+      untraced.sites = s.sites;
+      for (const auto& h : s.host)
+        if (!inside(h.start_ns) && detail::is_blocking(h.kind)) untraced.host.push_back(h);
+      // Each stretch handed over on its own, after the gap before it is excluded, as the probe's windows
+      // are (and, with --model, learned from and modelled first, as its recorder does).
       Accumulator acc;
+      GpuModel model;
       std::uint64_t last = s.run_start_ns;
       for (const auto& [from, to] : spans) {
         if (from > last) acc.exclude(last, from);
+        EventStream chunk;
+        chunk.sites = s.sites;
+        chunk.run_start_ns = std::max(from, last);
+        chunk.run_end_ns = to;
+        auto mine = [&](std::uint64_t t) { return t >= chunk.run_start_ns && t < to; };
+        for (const auto& h : src.host)
+          if (mine(h.start_ns)) chunk.host.push_back(h);
+        for (const auto& g : src.gpu)
+          if (mine(g.start_ns)) chunk.gpu.push_back(g);
+        for (const auto& c : src.python_calls)
+          if (mine(c.start_ns)) chunk.python_calls.push_back(c);
+        if (modelled) {
+          model.learn(chunk);
+          model.synthesize(chunk);
+        }
+        acc.consume(std::move(chunk));
         last = std::max(last, to);
       }
-      acc.consume(traced);
       acc.exclude(last, std::max(last, s.run_end_ns));
       const ProbeReport t = acc.finish({});
       UntracedCalls u;

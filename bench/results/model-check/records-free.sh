@@ -7,7 +7,9 @@
 # 14 steps) without records, and where the GPU idles between its reads, recorded and modelled
 # (bench/gpu/interval_idle.py), and the same for run 29's C++ 128 loss reads; then run 54's batch-128
 # recordings (gpu-run54-raw/rec/recordings.tar.xz, 2026-12-02, with each launch's grid), and where the GPU
-# idles between the Python loss reads. From the repository root, after building (build/bench/model_check).
+# idles between the Python loss reads, and both sampled in 1 s stretches and modelled stretch by stretch
+# (build/bench/sampling_check --model). From the repository root, after building (build/bench/model_check,
+# build/bench/sampling_check).
 set -euo pipefail
 out=bench/results/model-check/records-free.txt
 w=$(mktemp -d)
@@ -46,5 +48,11 @@ run29=(cpp-16/stream-1041.json cpp-128/stream-1058.json py-16/stream-1079.json)
   echo "== gpu-run54-raw rec/recordings.tar.xz: py-128, between the loss reads"
   build/bench/model_check --dump "$w/py54-modelled.json" "$py54" 0 >/dev/null
   python3 bench/gpu/interval_idle.py "$py54" "$w/py54-modelled.json" --site cnn_bench.py:87
+  # the same two, sampled as the probe samples them (1 s stretches: alone, and a first one with a later
+  # one) and modelled stretch by stretch, against the whole recording's estimates
+  echo "== gpu-run54-raw rec/recordings.tar.xz: cpp-128, sampled and modelled (sampling_check --model)"
+  build/bench/sampling_check --model "$(ls "$w/run54/cpp-128"/stream-*.json)" 1000 0 1000 2000 0+2000
+  echo "== gpu-run54-raw rec/recordings.tar.xz: py-128 (its steps from 6.5 s on), sampled and modelled"
+  build/bench/sampling_check --model "$py54" 1000 6000 7000 8000 6000+8000
 } >"$out"
 cat "$out"
