@@ -68,17 +68,7 @@ int main(int argc, char** argv) {
       std::uint64_t last = s.run_start_ns;
       for (const auto& [from, to] : spans) {
         if (from > last) acc.exclude(last, from);
-        EventStream chunk;
-        chunk.sites = s.sites;
-        chunk.run_start_ns = std::max(from, last);
-        chunk.run_end_ns = to;
-        auto mine = [&](std::uint64_t t) { return t >= chunk.run_start_ns && t < to; };
-        for (const auto& h : src.host)
-          if (mine(h.start_ns)) chunk.host.push_back(h);
-        for (const auto& g : src.gpu)
-          if (mine(g.start_ns)) chunk.gpu.push_back(g);
-        for (const auto& c : src.python_calls)
-          if (mine(c.start_ns)) chunk.python_calls.push_back(c);
+        EventStream chunk = stretch_of(src, std::max(from, last), to, true);
         if (modelled) {
           model.learn(chunk);
           model.synthesize(chunk);

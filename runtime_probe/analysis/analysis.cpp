@@ -304,6 +304,22 @@ ProbeReport Accumulator::finish(RunInfo run) const {
   return r;
 }
 
+EventStream stretch_of(const EventStream& s, std::uint64_t from_ns, std::uint64_t to_ns, bool traced) {
+  EventStream w;
+  w.sites = s.sites;
+  w.run_start_ns = from_ns;
+  w.run_end_ns = to_ns;
+  auto inside = [&](std::uint64_t t) { return t >= from_ns && t < to_ns; };
+  for (const auto& h : s.host)
+    if (inside(h.start_ns) && (traced || detail::is_blocking(h.kind))) w.host.push_back(h);
+  if (!traced) return w;
+  for (const auto& g : s.gpu)
+    if (inside(g.start_ns)) w.gpu.push_back(g);
+  for (const auto& c : s.python_calls)
+    if (inside(c.start_ns)) w.python_calls.push_back(c);
+  return w;
+}
+
 void UntracedCalls::add(const EventStream& chunk) {
   for (const auto& h : chunk.host) {
     if (!detail::is_blocking(h.kind)) continue;

@@ -106,6 +106,11 @@ class Accumulator {
   std::unique_ptr<State> state_;
 };
 
+// The part of a recording that starts in [from_ns, to_ns), as sampled tracing would have handed it over:
+// traced, every host call, GPU activity and timed Python call; untraced, the blocking calls alone. For
+// replaying full recordings as sampled (bench/sampling_check, tests).
+EventStream stretch_of(const EventStream& s, std::uint64_t from_ns, std::uint64_t to_ns, bool traced);
+
 // Sampled tracing: outside the traced windows only the blocking calls are recorded (no launches, no GPU
 // records), so they count calls and host-blocked time but cannot be replayed.
 struct UntracedCalls {

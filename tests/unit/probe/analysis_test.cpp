@@ -572,6 +572,29 @@ EventStream traced_steps(int steps, std::int32_t* site_out = nullptr) {
   return b.done();
 }
 
+TEST(ProbeSampling, AStretchOfARecordingHoldsWhatStartsInItAndUntracedOnlyItsBlockingCalls) {
+  using testing::us;
+  EventStream s = traced_steps(3);  // steps at 0, 1115 and 2230 us: kernel, copy, sync each, a last kernel
+  s.python_calls.push_back(PythonCall{us(1130), us(2100), 1, 0});
+  s.python_calls.push_back(PythonCall{us(2240), us(3300), 1, 0});
+  const EventStream traced = stretch_of(s, us(1115), us(2230), true);  // the second step, [from, to)
+  ASSERT_EQ(traced.host.size(), 3u);
+  EXPECT_EQ(traced.host[0].kind, HostCallKind::Launch);
+  EXPECT_EQ(traced.host[2].kind, HostCallKind::StreamSynchronize);
+  EXPECT_EQ(traced.gpu.size(), 2u);  // its kernel (1125-2125) and copy (2125-2127) started in it
+  ASSERT_EQ(traced.python_calls.size(), 1u);
+  EXPECT_EQ(traced.python_calls[0].start_ns, us(1130));
+  EXPECT_EQ(traced.run_start_ns, us(1115));
+  EXPECT_EQ(traced.run_end_ns, us(2230));
+  EXPECT_EQ(traced.sites.size(), s.sites.size());  // site indices keep their meaning
+  const EventStream untraced = stretch_of(s, us(1115), us(2230), false);
+  ASSERT_EQ(untraced.host.size(), 1u);  // the sync alone
+  EXPECT_EQ(untraced.host[0].kind, HostCallKind::StreamSynchronize);
+  EXPECT_TRUE(untraced.gpu.empty());
+  EXPECT_TRUE(untraced.python_calls.empty());
+  EXPECT_TRUE(stretch_of(s, us(5000), us(6000), true).host.empty());  // after the recording
+}
+
 TEST(ProbeSampling, UntracedCallsScaleTheWaitsByBlockedTimeAndTheRestPerCall) {
   const ProbeReport traced = analyze(traced_steps(2));
   ASSERT_EQ(traced.sites.size(), 1u);

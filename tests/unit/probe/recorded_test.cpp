@@ -171,23 +171,13 @@ TEST(ProbeRecorded, RandomTracedStretchesAndSwitchDebrisKeepTheInvariants) {
       double traced_ns = 0;
       for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
         const bool traced = k == 0 || unit(rng) < 0.5;
-        EventStream w;
-        w.sites = x.sites;
-        w.run_start_ns = cuts[k];
-        w.run_end_ns = cuts[k + 1];
-        auto inside = [&](std::uint64_t t) { return t >= cuts[k] && t < cuts[k + 1]; };
-        for (const auto& h : x.host)
-          if (inside(h.start_ns) && (traced || detail::is_blocking(h.kind))) w.host.push_back(h);
+        EventStream w = stretch_of(x, cuts[k], cuts[k + 1], traced);
         if (!traced) {
           acc.exclude(cuts[k], cuts[k + 1]);
           untraced.add(w);
           continue;
         }
         traced_ns += static_cast<double>(cuts[k + 1] - cuts[k]);
-        for (const auto& g : x.gpu)
-          if (inside(g.start_ns)) w.gpu.push_back(g);
-        for (const auto& c : x.python_calls)
-          if (inside(c.end_ns)) w.python_calls.push_back(c);
         acc.consume(std::move(w));
       }
       ProbeReport r = acc.finish({});
@@ -340,25 +330,13 @@ TEST(ProbeRecorded, TheGpuModelInSampledStretchesKeepsEachReadsEstimate) {
       GpuModel model;
       double traced_ns = 0;
       for (int k = 0; k < 3; ++k) {
-        EventStream w;
-        w.sites = from.sites;
-        w.run_start_ns = cuts[k];
-        w.run_end_ns = cuts[k + 1];
-        auto inside = [&](std::uint64_t t) { return t >= cuts[k] && t < cuts[k + 1]; };
-        if (k == 1) {  // untraced: its blocking calls counted, nothing else
-          for (const auto& h : from.host)
-            if (inside(h.start_ns) && detail::is_blocking(h.kind)) w.host.push_back(h);
+        EventStream w = stretch_of(from, cuts[k], cuts[k + 1], k != 1);  // the middle one untraced
+        if (k == 1) {
           acc.exclude(cuts[k], cuts[k + 1]);
           untraced.add(w);
           continue;
         }
         traced_ns += static_cast<double>(cuts[k + 1] - cuts[k]);
-        for (const auto& h : from.host)
-          if (inside(h.start_ns)) w.host.push_back(h);
-        for (const auto& g : from.gpu)
-          if (inside(g.start_ns)) w.gpu.push_back(g);
-        for (const auto& c : from.python_calls)
-          if (inside(c.start_ns)) w.python_calls.push_back(c);
         if (model_it) {
           model.learn(w);
           model.synthesize(w);
