@@ -141,6 +141,34 @@ TEST(ProbeRecorded, TimedPythonCallsAddTheirHostTimeToTheReadsTheyMade) {
   EXPECT_LT(std::abs(with.replay_error), 0.05);
 }
 
+// The report sampled tracing gives for `from` cut at `cuts` (ascending, the first and last bounding it),
+// segment k traced where traced[k]: each traced segment handed over on its own (with `model`, learned from
+// and modelled first, as the probe's recorder does), each untraced one excluded and only its blocking
+// calls counted, the estimates then scaled to all calls (add_untraced).
+ProbeReport sampled_report(const EventStream& from, const std::vector<std::uint64_t>& cuts,
+                           const std::vector<bool>& traced, GpuModel* model = nullptr) {
+  Accumulator acc;
+  UntracedCalls untraced;
+  double traced_ns = 0;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    EventStream w = stretch_of(from, cuts[k], cuts[k + 1], traced[k]);
+    if (!traced[k]) {
+      acc.exclude(cuts[k], cuts[k + 1]);
+      untraced.add(w);
+      continue;
+    }
+    traced_ns += static_cast<double>(cuts[k + 1] - cuts[k]);
+    if (model != nullptr) {
+      model->learn(w);
+      model->synthesize(w);
+    }
+    acc.consume(std::move(w));
+  }
+  ProbeReport r = acc.finish({});
+  add_untraced(r, untraced, traced_ns, static_cast<double>(cuts.back() - cuts.front()));
+  return r;
+}
+
 // What the probe hands the analysis when sampling switches CUPTI on and off: traced stretches (every call
 // and GPU record) and untraced ones (blocking calls only, excluded from the idle accounting), cut into
 // windows anywhere, plus what a switch can leave behind: a call whose ENTER callback was not seen and that
@@ -166,22 +194,9 @@ TEST(ProbeRecorded, RandomTracedStretchesAndSwitchDebrisKeepTheInvariants) {
       std::vector<std::uint64_t> cuts{t0, t1};
       for (int k = 0; k < 1 + round * 2; ++k) cuts.push_back(t0 + static_cast<std::uint64_t>(unit(rng) * static_cast<double>(t1 - t0)));
       std::sort(cuts.begin(), cuts.end());
-      Accumulator acc;
-      UntracedCalls untraced;
-      double traced_ns = 0;
-      for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-        const bool traced = k == 0 || unit(rng) < 0.5;
-        EventStream w = stretch_of(x, cuts[k], cuts[k + 1], traced);
-        if (!traced) {
-          acc.exclude(cuts[k], cuts[k + 1]);
-          untraced.add(w);
-          continue;
-        }
-        traced_ns += static_cast<double>(cuts[k + 1] - cuts[k]);
-        acc.consume(std::move(w));
-      }
-      ProbeReport r = acc.finish({});
-      add_untraced(r, untraced, traced_ns, static_cast<double>(t1 - t0));
+      std::vector<bool> traced;
+      for (std::size_t k = 0; k + 1 < cuts.size(); ++k) traced.push_back(k == 0 || unit(rng) < 0.5);
+      const ProbeReport r = sampled_report(x, cuts, traced);
       std::uint64_t calls = 0;
       for (const auto& site : r.sites) {
         calls += site.calls;
@@ -232,8 +247,9 @@ TEST(ProbeRecorded, TheGpuModelStandsInForTheLaterRecords) {
 }
 
 // Every recurring read (20 calls or more, rule guess SYNC001|SYNC003) of `recorded` is in `modelled` with its
-// estimate within 10% and its rule guess; returns how many were compared.
-std::size_t expect_reads_kept(const ProbeReport& recorded, const ProbeReport& modelled) {
+// calls (all and traced), its estimate within `within` of the recorded one (10% unless said) and its rule
+// guess; returns how many were compared.
+std::size_t expect_reads_kept(const ProbeReport& recorded, const ProbeReport& modelled, double within = 0.1) {
   std::size_t reads = 0;
   for (const auto& want : recorded.sites) {
     if (want.calls < 20 || want.rule_guess != "SYNC001|SYNC003") continue;
@@ -244,7 +260,9 @@ std::size_t expect_reads_kept(const ProbeReport& recorded, const ProbeReport& mo
       ADD_FAILURE() << "the read is missing";
       continue;
     }
-    EXPECT_NEAR(got->predicted_saving_ms, want.predicted_saving_ms, 0.1 * want.predicted_saving_ms);
+    EXPECT_EQ(got->calls, want.calls);
+    EXPECT_EQ(got->traced_calls, want.traced_calls);
+    EXPECT_NEAR(got->predicted_saving_ms, want.predicted_saving_ms, within * want.predicted_saving_ms);
     EXPECT_EQ(got->rule_guess, want.rule_guess);
   }
   return reads;
@@ -319,45 +337,14 @@ TEST(ProbeRecorded, TheGpuModelInSampledStretchesKeepsEachReadsEstimate) {
   for (const auto& file : files) {
     SCOPED_TRACE(file.string());
     const EventStream s = read_stream(file);
-    const EventStream without_records = recording_as_modelled(s, 0);
     // the middle fifth of the host calls (the steps, not the start-up's seconds) untraced
     const std::size_t n = s.host.size();
-    const std::uint64_t t0 = s.host.front().start_ns, t1 = s.host.back().end_ns + 1;
-    const std::uint64_t cuts[] = {t0, s.host[n * 2 / 5].start_ns, s.host[n * 3 / 5].start_ns, t1};
-    auto sampled = [&](const EventStream& from, bool model_it) {
-      Accumulator acc;
-      UntracedCalls untraced;
-      GpuModel model;
-      double traced_ns = 0;
-      for (int k = 0; k < 3; ++k) {
-        EventStream w = stretch_of(from, cuts[k], cuts[k + 1], k != 1);  // the middle one untraced
-        if (k == 1) {
-          acc.exclude(cuts[k], cuts[k + 1]);
-          untraced.add(w);
-          continue;
-        }
-        traced_ns += static_cast<double>(cuts[k + 1] - cuts[k]);
-        if (model_it) {
-          model.learn(w);
-          model.synthesize(w);
-        }
-        acc.consume(std::move(w));
-      }
-      ProbeReport r = acc.finish({});
-      add_untraced(r, untraced, traced_ns, static_cast<double>(t1 - t0));
-      return r;
-    };
-    const ProbeReport recorded = sampled(s, false), modelled = sampled(without_records, true);
-    for (const auto& want : recorded.sites) {
-      if (want.calls < 20 || want.rule_guess != "SYNC001|SYNC003") continue;
-      SCOPED_TRACE(want.site.path + ":" + std::to_string(want.site.line));
-      const SiteResult* got = same_site(modelled, want.site);
-      ASSERT_NE(got, nullptr);
-      EXPECT_EQ(got->calls, want.calls);
-      EXPECT_EQ(got->traced_calls, want.traced_calls);
-      ++reads;
-      EXPECT_NEAR(got->predicted_saving_ms, want.predicted_saving_ms, 0.05 * want.predicted_saving_ms);
-    }
+    const std::vector<std::uint64_t> cuts{s.host.front().start_ns, s.host[n * 2 / 5].start_ns,
+                                          s.host[n * 3 / 5].start_ns, s.host.back().end_ns + 1};
+    const std::vector<bool> traced{true, false, true};
+    GpuModel model;
+    reads += expect_reads_kept(sampled_report(s, cuts, traced),
+                               sampled_report(recording_as_modelled(s, 0), cuts, traced, &model), 0.05);
   }
   EXPECT_GE(reads, 6u);
 }
