@@ -27,6 +27,8 @@
 #include <cuda_runtime.h>
 #include <cupti.h>
 
+#include "classify.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,7 +36,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -64,40 +65,21 @@ void check_cupti(CUptiResult r, const char* what) {
   }
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+using synclint::probe::HostCallKind;
+using synclint::probe::inject::ApiDomain;
 
-// The probe's split (runtime_probe/inject/classify.cpp), by name: calls on the sync path are always on,
-// the rest of what it records only in traced stretches.
-bool runtime_sync_path(std::string_view n) {
-  return n.find("Synchronize") != std::string_view::npos || starts_with(n, "cudaMemcpy") || n == "cudaFree" ||
-         n == "cudaFreeHost";
-}
-bool runtime_launch_class(std::string_view n) {
-  return starts_with(n, "cudaMemset") || starts_with(n, "cudaLaunch") || n == "cudaGraphLaunch" ||
-         starts_with(n, "cudaEventRecord") || n == "cudaStreamWaitEvent" || n == "cudaEventQuery" ||
-         n == "cudaStreamQuery" || starts_with(n, "cudaMalloc") || n == "cudaFreeAsync" || n == "cudaHostAlloc" ||
-         starts_with(n, "cudaHostRegister") || n == "cudaHostUnregister";
-}
-bool driver_launch_class(std::string_view n) {
-  return starts_with(n, "cuMemsetD") || starts_with(n, "cuLaunchKernel") || n == "cuLaunchCooperativeKernel" ||
-         starts_with(n, "cuGraphLaunch") || n == "cuLaunchHostFunc";
-}
-
-// The callback ids of a domain whose (suffix-free) names `pick` accepts.
-template <class Pick>
-std::vector<CUpti_CallbackId> callback_ids(CUpti_CallbackDomain domain, std::uint32_t size, Pick pick) {
+// The probe's own split (runtime_probe/inject: classify_api, and build_tables in probe.cpp): the calls on
+// the sync path (blocking calls, async copies) are always on; the rest it records only in traced stretches.
+// With `sync_path`, the callback ids of the domain's always-on calls, else of its traced-only ones.
+std::vector<CUpti_CallbackId> callback_ids(CUpti_CallbackDomain domain, std::uint32_t size, bool sync_path) {
   std::vector<CUpti_CallbackId> ids;
+  const ApiDomain api_domain = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::Runtime : ApiDomain::Driver;
   for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    std::string n = name;
-    for (std::string_view suf : {"_ptsz", "_ptds"})
-      if (n.size() > suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0) n.resize(n.size() - suf.size());
-    const auto v = n.rfind("_v");
-    if (v != std::string::npos && v + 2 < n.size() &&
-        std::all_of(n.begin() + static_cast<long>(v) + 2, n.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      n.resize(v);
-    if (pick(std::string_view(n))) ids.push_back(cbid);
+    const auto cls = synclint::probe::inject::classify_api(api_domain, synclint::probe::inject::normalize_api_name(name));
+    if (!cls) continue;
+    if ((cls->blocking || cls->kind == HostCallKind::AsyncCopy || cls->check_pageable) == sync_path) ids.push_back(cbid);
   }
   return ids;
 }
@@ -208,9 +190,10 @@ int main(int argc, char** argv) {
   Subscriber sub;
   const bool cupti = scenario != "none";
   if (cupti) {
-    sub.sync_ids = callback_ids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, runtime_sync_path);
-    sub.runtime_launch_ids = callback_ids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, runtime_launch_class);
-    sub.driver_launch_ids = callback_ids(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, driver_launch_class);
+    // as the probe's default: in the driver domain only the traced-only calls (direct launches, memsets)
+    sub.sync_ids = callback_ids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, true);
+    sub.runtime_launch_ids = callback_ids(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, false);
+    sub.driver_launch_ids = callback_ids(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, false);
     sub.subscribe();
   }
   const bool runtime = scenario != "toggle-driver", driver = scenario != "toggle-runtime";

@@ -26,8 +26,9 @@ if [[ -n $bin ]]; then "$bin" 2>/dev/null; [[ $? == 2 ]] || { echo "cupti_switch
 if [[ -z $bin ]]; then
   bin=build-gpu-switch/cupti_switch_cost
   mkdir -p build-gpu-switch
-  nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
-    -o "$bin" bench/gpu/cupti_switch_cost.cu -lcupti || { echo "cupti_switch_cost: build FAILED" >&2; exit 1; }
+  nvcc -O2 -std=c++20 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+    -I runtime_probe -I runtime_probe/inject -o "$bin" bench/gpu/cupti_switch_cost.cu \
+    runtime_probe/inject/classify.cpp -lcupti || { echo "cupti_switch_cost: build FAILED" >&2; exit 1; }
 fi
 probe="${PROBE:-}"
 for p in build-gpu/runtime_probe/inject/libsynclint_probe.so build/runtime_probe/inject/libsynclint_probe.so; do

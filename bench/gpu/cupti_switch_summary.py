@@ -42,10 +42,10 @@ def by_process(rows):
     return out
 
 
-def phase_ratios(rows):
-    """{label: {phase: {cost: [phase / before - 1 per round]}}} for the switching scenarios."""
+def phase_ratios(procs):
+    """{label: {phase: {cost: [phase / before - 1 per round]}}} for the switching scenarios of by_process()."""
     out = {}
-    for (label, _), phases in sorted(by_process(rows).items()):
+    for (label, _), phases in sorted(procs.items()):
         if label.startswith("timeline") or "before" not in phases:
             continue
         base = phases["before"]
@@ -68,8 +68,8 @@ def med(v):
 
 
 def switching_table(rows):
-    ratios = phase_ratios(rows)
     procs = by_process(rows)
+    ratios = phase_ratios(procs)
     lines = ["| scenario | phase | processes | launch | cudaGetDevice | cudaEventRecord | launch ns, before (median) | callbacks in the phase (median) |",
              "|---|---|---|---|---|---|---|---|"]
     order = ("during", "after", "later")
@@ -88,7 +88,7 @@ def timeline_table(rows):
     tl = [r for r in rows if r["label"].startswith("timeline")]
     if not tl:
         return []
-    labels = sorted({r["label"] for r in tl}, key=lambda l: [r["label"] for r in tl].index(l))
+    labels = list(dict.fromkeys(r["label"] for r in tl))  # in the order they first appear
     ref = labels[0]
     slots = sorted({r["phase"] for r in tl}, key=lambda p: int(p[1:]) if p[1:].isdigit() else 0)
     cell = {(r["label"], r["round"], r["phase"]): r for r in tl}
