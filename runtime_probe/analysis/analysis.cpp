@@ -26,6 +26,7 @@ struct Accumulator::State {
     std::uint64_t calls = 0;
     double host_blocked_ns = 0, gpu_idle_ns = 0, saving_ns = 0, read_saving_ns = 0;
     double wait_bound_ns = 0, read_bound_ns = 0, python_ns = 0;
+    double replayed_blocked_ns = 0;  // the blocking calls' time in the baseline replay
   };
   std::map<Key, std::int32_t> site_ids;
   std::vector<Agg> sites;
@@ -113,7 +114,9 @@ struct Accumulator::State {
     }
     // Replay: the baseline, every site that blocks in this segment, and every site still diverged.
     const Scenario before = baseline;
-    seg.replay(baseline, -1);
+    std::map<std::int32_t, double> replayed_blocked;
+    seg.replay(baseline, -1, Segment::Removal::Wait, &replayed_blocked);
+    for (const auto& [id, ns] : replayed_blocked) sites[static_cast<std::size_t>(id)].replayed_blocked_ns += ns;
     std::vector<std::int32_t> ids;
     for (const auto& [id, d] : seg.sites())
       if (d.calls > 0 && id >= 0) ids.push_back(id);
@@ -208,6 +211,7 @@ void Accumulator::consume(EventStream&& chunk) {
   };
   if (chunk.run_start_ns != 0 || chunk.run_end_ns != 0) extend(chunk.run_start_ns ? chunk.run_start_ns : chunk.run_end_ns, chunk.run_end_ns);
   st.dropped += chunk.dropped_activity_records;
+  if (chunk.callback_overhead_ns != 0) st.carry.callback_ns = static_cast<double>(chunk.callback_overhead_ns);
   std::vector<std::int32_t> ids(chunk.sites.size());
   for (std::size_t i = 0; i < chunk.sites.size(); ++i) ids[i] = st.site_id(chunk.sites[i]);
   const std::size_t host_before = st.host.size(), gpu_before = st.gpu.size();
@@ -279,10 +283,16 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     s.host_blocked_ms = agg.host_blocked_ns / 1e6;
     s.traced_host_blocked_ms = s.host_blocked_ms;
     s.gpu_idle_ms = agg.gpu_idle_ns / 1e6;
+    // With the probe's own time taken out of the host's gaps, the replayed calls wait longer than the
+    // recorded ones did (the GPU is further ahead of a faster host): their replayed time is what the
+    // bounds and the scaling to untraced calls (add_untraced) rest on.
+    const bool compensated = st.carry.callback_ns > 0;
+    s.replayed_blocked_ms = (compensated ? agg.replayed_blocked_ns : agg.host_blocked_ns) / 1e6;
+    const double longer_ns = compensated ? std::max(0.0, agg.replayed_blocked_ns - agg.host_blocked_ns) : 0.0;
     // The replay is monotone in theory; the bounds keep a modelling slip (multi-thread overlap,
     // unlinked activities) from ever claiming more than the removed time.
-    s.wait_saving_ms = std::clamp(agg.saving_ns, 0.0, agg.wait_bound_ns) / 1e6;
-    s.predicted_saving_ms = std::clamp(agg.read_saving_ns, 0.0, agg.read_bound_ns) / 1e6;
+    s.wait_saving_ms = std::clamp(agg.saving_ns, 0.0, agg.wait_bound_ns + longer_ns) / 1e6;
+    s.predicted_saving_ms = std::clamp(agg.read_saving_ns, 0.0, agg.read_bound_ns + longer_ns) / 1e6;
     s.saving_if_removed_ms = s.predicted_saving_ms;
     s.python_call_ms = agg.python_ns / 1e6;
     s.share_of_run = run.wall_ms > 0 ? s.predicted_saving_ms / run.wall_ms : 0.0;
@@ -299,6 +309,7 @@ ProbeReport Accumulator::finish(RunInfo run) const {
     r.replay_error = (st.baseline.end() - st.baseline.clock.since_origin(st.events_end_ns)) /
                      static_cast<double>(st.events_end_ns - st.events_start_ns);
   r.windows = st.windows;
+  if (run.callback_overhead_ns == 0) run.callback_overhead_ns = static_cast<std::uint64_t>(st.carry.callback_ns);
   r.run = run;
   r.runs = {std::move(run)};
   return r;
@@ -309,6 +320,7 @@ EventStream stretch_of(const EventStream& s, std::uint64_t from_ns, std::uint64_
   w.sites = s.sites;
   w.run_start_ns = from_ns;
   w.run_end_ns = to_ns;
+  w.callback_overhead_ns = s.callback_overhead_ns;
   auto inside = [&](std::uint64_t t) { return t >= from_ns && t < to_ns; };
   for (const auto& h : s.host)
     if (inside(h.start_ns) && (traced || detail::is_blocking(h.kind))) w.host.push_back(h);
@@ -356,7 +368,10 @@ void add_untraced(ProbeReport& r, const UntracedCalls& u, double traced_ns, doub
     }
     // it->calls and it->host_blocked_ms are the traced calls' here (the report of the traced windows).
     const double per_call = it->calls > 0 ? static_cast<double>(it->calls + calls) / static_cast<double>(it->calls) : 0.0;
-    const double per_blocked = it->host_blocked_ms > 0 ? (it->host_blocked_ms + blocked_ms) / it->host_blocked_ms : per_call;
+    // The traced calls' blocked time as replayed (the program's pace, without the probe's callbacks)
+    // against the untraced calls' recorded one, which had none of them around their launches.
+    const double traced_blocked = it->replayed_blocked_ms > 0 ? it->replayed_blocked_ms : it->host_blocked_ms;
+    const double per_blocked = traced_blocked > 0 ? (traced_blocked + blocked_ms) / traced_blocked : per_call;
     const double rest = std::max(it->predicted_saving_ms - it->wait_saving_ms, 0.0);  // not waiting: per call
     it->predicted_saving_ms = std::min(it->wait_saving_ms, it->predicted_saving_ms) * per_blocked + rest * per_call;
     it->saving_if_removed_ms = it->predicted_saving_ms;
@@ -365,6 +380,7 @@ void add_untraced(ProbeReport& r, const UntracedCalls& u, double traced_ns, doub
     it->python_call_ms *= per_call;
     it->calls += calls;
     it->host_blocked_ms += blocked_ms;
+    it->replayed_blocked_ms = traced_blocked + blocked_ms;
     r.syncs += calls;
     r.host_blocked_ms += blocked_ms;
   }

@@ -31,6 +31,9 @@ struct RunInfo {
   // modelled from them), "all" (records in every stretch), "none" (no GPU work at all, a diagnostic);
   // "mixed" in a merge of processes that differ; "" when not known (a report written before the field).
   std::string gpu_records;
+  // The probe's time around each traced host call that the replay took out of the host's gaps
+  // (EventStream::callback_overhead_ns; SYNCLINT_PROBE_CALLBACK_NS); 0: none taken out.
+  std::uint64_t callback_overhead_ns = 0;
 };
 
 struct SiteResult {
@@ -41,6 +44,10 @@ struct SiteResult {
   std::uint64_t traced_calls = 0;  // calls in traced windows, that the estimates rest on (= calls unsampled)
   double host_blocked_ms = 0;
   double traced_host_blocked_ms = 0;  // host_blocked_ms of the traced calls (= host_blocked_ms unsampled)
+  // host_blocked_ms with the traced calls' time as the replay sees them: without the probe's own time
+  // around the host's calls (a stream with callback_overhead_ns), a traced read waits longer than it was
+  // recorded to; = host_blocked_ms without it. The wait-driven estimates scale to untraced calls by it.
+  double replayed_blocked_ms = 0;
   double gpu_idle_ms = 0;
   // The ranked estimate: the replay with the site's reads removed entirely, as the recommended fixes do
   // (the sync takes no time and the device-to-host copy that fed it, host call and GPU copy, is gone).

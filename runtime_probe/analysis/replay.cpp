@@ -77,7 +77,7 @@ bool Scenario::drained() const {
 }
 
 Segment::Segment(std::vector<HostCall> host, std::vector<GpuActivity> gpu, RecordedCarry& carry)
-    : host_(std::move(host)), gpu_(std::move(gpu)) {
+    : host_(std::move(host)), gpu_(std::move(gpu)), callback_ns_(carry.callback_ns) {
   prepare(carry);
   carry.idle.feed(host_, gpu_, [&](const IdleGap& gap) {
     const double length = static_cast<double>(gap.end_ns - gap.start_ns);
@@ -279,7 +279,7 @@ void IdleTracker::feed(const std::vector<HostCall>& host, const std::vector<GpuA
     if (touched[device]) waiting_at(busy.until, busy);
 }
 
-void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const {
+void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how, std::map<std::int32_t, double>* blocked) const {
   std::map<StreamKey, std::size_t> next_unlinked;
   auto run_activity = [&](std::size_t a, double earliest) {
     const Act& act = acts_[a];
@@ -309,7 +309,11 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
       start = s.clock.at(h.start_ns);
       s.started = true;
     } else if (h.start_ns >= s.frontier_rec) {
-      start = s.frontier_rep + static_cast<double>(h.start_ns - s.frontier_rec);
+      // The host's own time since the latest call, less what the probe's tracing added to it: its
+      // callbacks around this call and the one before, and its measured work right after that one.
+      double gap = static_cast<double>(h.start_ns - s.frontier_rec);
+      if (callback_ns_ > 0) gap = std::max(0.0, gap - callback_ns_ - s.frontier_probe_ns);
+      start = s.frontier_rep + gap;
       // A removed read takes the Python call that made it along: its host time before this CUDA call.
       if (read_gone) start = std::max(s.frontier_rep, start - static_cast<double>(h.py_before_ns));
     } else {  // overlaps the latest call (another thread): keep its offset from the previous start
@@ -343,7 +347,9 @@ void Segment::replay(Scenario& s, std::int32_t removed_site, Removal how) const 
       // ... and its host time after the last CUDA call, until the Python call returned.
       s.frontier_rec = h.end_ns + (read_gone ? h.py_after_ns : 0);
       s.frontier_rep = end;
+      s.frontier_probe_ns = static_cast<double>(h.probe_ns);
     }
+    if (blocked != nullptr && c.blocking && h.site >= 0) (*blocked)[h.site] += end - start;
     s.prev_start_rec = h.start_ns;
     s.prev_start_rep = start;
   }

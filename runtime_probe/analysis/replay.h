@@ -81,6 +81,7 @@ struct RecordedCarry {
   std::map<std::uint32_t, double> latency_floor;   // per device: min launch-to-start latency seen
   std::map<std::string, double> api_min_ns;        // per blocking API: shortest call seen
   IdleTracker idle;                                // idle-gap attribution
+  double callback_ns = 0;  // the probe's time around each recorded call (EventStream::callback_overhead_ns)
 };
 
 struct StreamReplay {
@@ -96,6 +97,7 @@ struct Scenario {
   double frontier_rep = 0;         // replayed end of that call (ns from clock's origin, as every replayed time)
   std::uint64_t prev_start_rec = 0;
   double prev_start_rep = 0;
+  double frontier_probe_ns = 0;    // the probe's measured time right after that call (HostCall::probe_ns)
   std::map<StreamKey, StreamReplay> streams;
   double end() const;              // when the replayed timeline is done (host and GPU)
   bool drained() const;            // no GPU work pending past the host frontier
@@ -128,8 +130,12 @@ class Segment {
   // `removed_site` (-1: none) take only their non-waiting overhead. Removal::Read: they take no time
   // and the device-to-host copies that fed them (an async DtoH copy right before the sync, same site
   // and thread) are gone too, host call and GPU copy, as in the recommended fixes.
+  // With `blocked`, each blocking call's replayed duration is added to its site's entry.
   enum class Removal { Wait, Read };
-  void replay(Scenario& s, std::int32_t removed_site, Removal how = Removal::Wait) const;
+  void replay(Scenario& s, std::int32_t removed_site, Removal how = Removal::Wait,
+              std::map<std::int32_t, double>* blocked = nullptr) const;
+  // Whether the replay takes the probe's own time out of the host's gaps (RecordedCarry::callback_ns > 0).
+  bool compensated() const { return callback_ns_ > 0; }
 
  private:
   struct Call {
@@ -159,6 +165,7 @@ class Segment {
   std::map<StreamKey, std::vector<std::size_t>> unlinked_;  // per stream, in start order
   std::map<std::int32_t, SiteDelta> deltas_;
   double gpu_idle_ns_ = 0;
+  double callback_ns_ = 0;
 };
 
 // "SYNC001|SYNC003" for a D2H read + sync, "SYNC011" for a blocking H2D copy, "SYNC007" for an explicit

@@ -20,7 +20,8 @@ using nlohmann::json;
 ojson run_to_json(const RunInfo& r) {
   return {{"command", r.command}, {"cwd", r.cwd},           {"hostname", r.hostname},
           {"pid", r.pid},         {"rank", r.rank},         {"gpu_name", r.gpu_name},
-          {"wall_ms", r.wall_ms}, {"status", r.status},     {"gpu_records", r.gpu_records}};
+          {"wall_ms", r.wall_ms}, {"status", r.status},     {"gpu_records", r.gpu_records},
+          {"callback_overhead_ns", r.callback_overhead_ns}};
 }
 
 template <typename T>
@@ -40,6 +41,7 @@ RunInfo run_from_json(const json& j, const std::string& where) {
   r.wall_ms = field(j, "wall_ms", 0.0, where);
   r.status = field(j, "status", std::string("ok"), where);
   r.gpu_records = field(j, "gpu_records", std::string(), where);
+  r.callback_overhead_ns = field<std::uint64_t>(j, "callback_overhead_ns", 0, where);
   return r;
 }
 
@@ -66,6 +68,7 @@ std::string report_to_json(const ProbeReport& r) {
                      {"traced_calls", s.traced_calls},
                      {"host_blocked_ms", s.host_blocked_ms},
                      {"traced_host_blocked_ms", s.traced_host_blocked_ms},
+                     {"replayed_blocked_ms", s.replayed_blocked_ms},
                      {"gpu_idle_ms", s.gpu_idle_ms},
                      {"predicted_saving_ms", s.predicted_saving_ms},
                      {"share_of_run", s.share_of_run},
@@ -145,6 +148,7 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
     s.traced_host_blocked_ms = field(j, "traced_host_blocked_ms",
                                      s.calls > 0 ? s.host_blocked_ms * static_cast<double>(s.traced_calls) / static_cast<double>(s.calls) : s.host_blocked_ms,
                                      where);
+    s.replayed_blocked_ms = field(j, "replayed_blocked_ms", s.host_blocked_ms, where);  // before the field: as recorded
     s.gpu_idle_ms = field(j, "gpu_idle_ms", 0.0, where);
     s.predicted_saving_ms = field(j, "predicted_saving_ms", 0.0, where);
     s.share_of_run = field(j, "share_of_run", 0.0, where);
@@ -201,6 +205,7 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
         it->second.traced_calls += s.traced_calls;
         it->second.host_blocked_ms += s.host_blocked_ms;
         it->second.traced_host_blocked_ms += s.traced_host_blocked_ms;
+        it->second.replayed_blocked_ms += s.replayed_blocked_ms;
         it->second.gpu_idle_ms += s.gpu_idle_ms;
         it->second.predicted_saving_ms += s.predicted_saving_ms;
         it->second.saving_if_removed_ms += s.saving_if_removed_ms;

@@ -97,6 +97,7 @@ std::string stream_to_json(const EventStream& s) {
               {"dropped_activity_records", s.dropped_activity_records},
               {"sites", std::move(sites)},         {"host", std::move(host)},
               {"gpu", std::move(gpu)}};
+  if (s.callback_overhead_ns != 0) doc["callback_overhead_ns"] = s.callback_overhead_ns;  // optional too
   if (!s.python_calls.empty()) {  // optional: older readers ignore the key
     ojson calls = ojson::array();
     for (const auto& c : s.python_calls) calls.push_back({c.start_ns, c.end_ns, c.thread, c.site});
@@ -137,6 +138,7 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
   s.run_start_ns = optional("run_start_ns", std::uint64_t{0});
   s.run_end_ns = optional("run_end_ns", std::uint64_t{0});
   s.dropped_activity_records = optional("dropped_activity_records", std::uint64_t{0});
+  s.callback_overhead_ns = optional("callback_overhead_ns", std::uint64_t{0});
   const auto array_of = [&](const char* key) -> const json& {
     static const json empty = json::array();
     auto it = doc.find(key);

@@ -54,6 +54,10 @@
 //                            later callback in 8 of 24 processes under load (none of 16 so)
 //   SYNCLINT_PROBE_KEEP_CALLBACKS=1  a diagnostic: the launch callbacks are switched on once and never off;
 //                            outside the stretches they return at once
+//   SYNCLINT_PROBE_CALLBACK_NS  the host time each recorded call costs outside its own start and end
+//                            (CUPTI's dispatch of its callbacks and the probe's code in them), which the
+//                            replay takes out of the host's gaps so that it replays the program's pace
+//                            (default 0: the traced pace as recorded)
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -107,6 +111,10 @@ namespace synclint::probe::inject {
 namespace {
 
 constexpr std::size_t kActivityBufferBytes = 8u << 20;
+// SYNCLINT_PROBE_CALLBACK_NS by default: none taken out until the GPU validation has measured what a
+// recorded call costs the host outside its own start and end (CUPTI's dispatch of the ENTER and EXIT
+// callbacks and the probe's code in them; docs/probe.md, "The probe's own time in the replay").
+constexpr std::uint64_t kCallbackOverheadNs = 0;
 
 // An environment switch: unset or empty gives `fallback`, "0" false, anything else true.
 bool env_flag_default(const char* name, bool fallback) {
@@ -1320,6 +1328,12 @@ int initialize() {
   if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
   p.run.gpu_records = gpu_records_name(gpu_records);
   p.first_max = std::chrono::milliseconds(env_number("SYNCLINT_PROBE_FIRST_MAX_MS", 20000));
+  // The probe's time around each call it records, taken out of the replayed host gaps: "0" none.
+  const char* callback_ns = std::getenv("SYNCLINT_PROBE_CALLBACK_NS");
+  opt.callback_overhead_ns = callback_ns != nullptr && std::strcmp(callback_ns, "0") == 0
+                                 ? 0
+                                 : env_number("SYNCLINT_PROBE_CALLBACK_NS", kCallbackOverheadNs);
+  p.run.callback_overhead_ns = opt.callback_overhead_ns;
   p.rec = std::make_unique<Recorder>(opt);
   p.filters = make_site_filters(std::getenv("SYNCLINT_PROBE_SKIP"));
   p.python = std::make_unique<PythonSites>(p.filters.python_files, p.rec->sites());

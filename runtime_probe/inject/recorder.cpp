@@ -188,6 +188,7 @@ EventStream Recorder::take_window(std::uint64_t cut_ns, bool final) {
   std::uint64_t dropped = dropped_.load();
   w.dropped_activity_records = dropped - dropped_reported_;
   dropped_reported_ = dropped;
+  w.callback_overhead_ns = options_.callback_overhead_ns;
   w.run_start_ns = window_start_ns_;
   w.run_end_ns = final ? std::max({max_end, cut_ns == UINT64_MAX ? 0 : cut_ns, window_start_ns_}) : cut_ns;
   if (!final) window_start_ns_ = cut_ns;
@@ -214,6 +215,7 @@ void Recorder::consume(EventStream chunk) {
   last_end_ns_ = std::max(last_end_ns_, chunk.run_end_ns);
   if (options_.record_max_calls > 0 && !recorded_truncated_) {
     if (recorded_.host.empty() && recorded_.gpu.empty()) recorded_.run_start_ns = chunk.run_start_ns;
+    recorded_.callback_overhead_ns = chunk.callback_overhead_ns;
     std::size_t room = options_.record_max_calls - recorded_.host.size();
     std::uint64_t until = chunk.run_end_ns;
     if (chunk.host.size() > room) {  // keep a prefix of the window, cut at the first call that does not fit

@@ -49,6 +49,7 @@ struct RecorderOptions {
   std::size_t record_max_calls = 0;          // keep up to this many host calls of raw stream (0: none)
   bool keep_last_window = false;             // for the trace
   bool model_gpu = false;                    // model the GPU work of calls traced without records (GpuModel)
+  std::uint64_t callback_overhead_ns = 0;    // EventStream::callback_overhead_ns of every window
 };
 
 class Recorder {

@@ -115,7 +115,11 @@ TEST_F(Injection, ReportExistsWhenTheProgramIsKilled) {
 TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
   use_stand_in_cupti();
   std::string out;
-  ASSERT_TRUE(run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "200"}, out)) << out;
+  // The replay as recorded, the probe's own time left in (its fidelity: replay_error below).
+  setenv("SYNCLINT_PROBE_CALLBACK_NS", "0", 1);
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "200"}, out);
+  unsetenv("SYNCLINT_PROBE_CALLBACK_NS");
+  ASSERT_TRUE(ran) << out;
   const std::string pid = out.substr(0, out.find('\n'));
   const fs::path report = dir_ / ("report-" + pid + ".json");
   ASSERT_TRUE(fs::exists(report)) << out;
@@ -134,6 +138,25 @@ TEST_F(Injection, APlayedTrainingLoopThroughAStandInCuptiBecomesARankedSite) {
   EXPECT_GT(s.predicted_saving_ms, 0.0);
   EXPECT_LT(s.predicted_saving_ms, s.host_blocked_ms);  // the GPU is the critical path: the waits are not saved
   EXPECT_LT(std::abs(r.replay_error), 0.01);
+  EXPECT_EQ(r.run.callback_overhead_ns, 0u);
+}
+
+// SYNCLINT_PROBE_CALLBACK_NS: the replay takes the probe's time around each recorded call out of the host's
+// gaps; the report says how much, and the replayed run is shorter than the recorded one, never longer.
+TEST_F(Injection, TheReplayTakesTheProbesTimeAroundEachCallOutWhenAsked) {
+  use_stand_in_cupti();
+  std::string out;
+  setenv("SYNCLINT_PROBE_CALLBACK_NS", "1500", 1);
+  const bool ran = run_capture({FAKE_CUDA_HOST, PROBE_LIBRARY, FAKE_CUPTI, "200"}, out);
+  unsetenv("SYNCLINT_PROBE_CALLBACK_NS");
+  ASSERT_TRUE(ran) << out;
+  const ProbeReport r = read_report(dir_ / ("report-" + out.substr(0, out.find('\n')) + ".json"));
+  EXPECT_EQ(r.run.status, "ok");
+  EXPECT_EQ(r.run.callback_overhead_ns, 1500u);
+  EXPECT_LT(r.replay_error, 1e-6);
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_GT(r.sites[0].predicted_saving_ms, 0.0);
+  EXPECT_GE(r.sites[0].replayed_blocked_ms, r.sites[0].host_blocked_ms - 1e-9);  // a faster host waits longer
 }
 
 // SYNCLINT_PROBE_RECORD=1: the recorded stream carries each launch's key, family and grid (the played

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,6 +62,7 @@ struct ProbeArgs {
   std::vector<std::string> command;
   std::vector<std::string> streams;
   std::string analyze_output;
+  std::optional<std::uint64_t> callback_ns;  // probe analyze --callback-ns
 };
 
 // The injection library: SYNCLINT_PROBE_LIBRARY, else next to this executable in a build tree
@@ -381,12 +383,17 @@ void add_probe_command(CLI::App& app, int& exit_code) {
   analyze->add_option("streams", args->streams, "stream-*.json files, one per process")->required()->check(CLI::ExistingFile);
   analyze->add_option("-o,--output", args->analyze_output, "Also write the merged report here");
   analyze->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
+  analyze->add_option("--callback-ns", args->callback_ns,
+                      "The probe's time around each recorded call, taken out of the replayed host gaps "
+                      "(default: the stream's callback_overhead_ns; 0: none)");
   analyze->callback([args, &exit_code] {
     std::vector<ProbeReport> reports;
     for (const auto& f : args->streams) {
       probe::RunInfo run;
       run.status = "ok";
-      reports.push_back(probe::analyze(probe::read_stream(f), run));
+      probe::EventStream stream = probe::read_stream(f);
+      if (args->callback_ns) stream.callback_overhead_ns = *args->callback_ns;
+      reports.push_back(probe::analyze(stream, run));
     }
     const ProbeReport merged = probe::merge(reports);
     if (!args->analyze_output.empty()) probe::write_report(merged, args->analyze_output);

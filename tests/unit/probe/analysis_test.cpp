@@ -321,6 +321,61 @@ TEST(ProbeAnalysis, TwoSitesAreRankedAndBounded) {
   EXPECT_LT(norms->predicted_saving_ms + loss->predicted_saving_ms, r.run.wall_ms);
 }
 
+// A read traced at the probe's pace: the host spends 10 us between its calls (5 between the copy and the
+// sync), of which the probe's callbacks took `callback_us` (EventStream::callback_overhead_ns). K1 (100 us)
+// and four 20 us kernels queued behind it, a copy and a sync that waits for them (110 us, returns at 195),
+// then the next step's kernel (315).
+EventStream traced_read(double callback_us) {
+  StreamBuilder b;
+  const auto site = b.site("/w/train.py", 42);
+  b.kernel(0, 5, 10, 110);
+  for (int i = 0; i < 4; ++i) b.kernel(15 + 15 * i, 5, 110 + 20 * i, 130 + 20 * i);
+  b.copy_d2h(75, 5, 190, 192, site);
+  b.sync(85, 195, site);
+  b.kernel(205, 5, 215, 315);
+  b.s.callback_overhead_ns = testing::us(callback_us);
+  return b.done();
+}
+
+TEST(ProbeReplay, TheProbesTimeAroundEachCallComesOutOfTheHostsGaps) {
+  const ProbeReport as_recorded = analyze(traced_read(0));
+  ASSERT_EQ(as_recorded.sites.size(), 1u);
+  EXPECT_NEAR(as_recorded.replay_error, 0.0, 1e-9);
+  EXPECT_NEAR(as_recorded.sites[0].host_blocked_ms, 0.110, kEps);
+  EXPECT_NEAR(as_recorded.sites[0].replayed_blocked_ms, 0.110, kEps);
+  EXPECT_EQ(as_recorded.run.callback_overhead_ns, 0u);
+  // Without the read the next kernel queues behind the four (190) and ends at 290: 25 us saved.
+  EXPECT_NEAR(as_recorded.sites[0].predicted_saving_ms, 0.025, kEps);
+
+  // 4 us of each gap was the probe's: the launches come at 0, 11, 22, 33 and 44, the copy at 55 and the
+  // sync at 61 (5 - 4 after the copy), which waits for the same GPU work (192, + 3 us wake-up) 134 us.
+  const ProbeReport r = analyze(traced_read(4));
+  ASSERT_EQ(r.sites.size(), 1u);
+  EXPECT_EQ(r.run.callback_overhead_ns, 4000u);
+  EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.110, kEps);  // as recorded
+  EXPECT_NEAR(r.sites[0].replayed_blocked_ms, 0.134, kEps);
+  // The next kernel's launch at 201 (195 + 10 - 4), its kernel at 211-311, 4 us before the recording's.
+  EXPECT_NEAR(r.replay_error, -4.0 / 315, 1e-9);
+  // The faster host had hidden more of the read behind the GPU: the kernel still waits for the four and
+  // ends at 290, 21 us before the baseline's 311.
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.021, kEps);
+  // More than the gap: the calls follow each other at once, never earlier (the sync at 30, not before).
+  EXPECT_NEAR(analyze(traced_read(50)).sites.at(0).replayed_blocked_ms, 0.195 - 0.030, kEps);
+}
+
+// A blocking call's own measured time after it (probe_ns: the site capture) comes out of the gap after it.
+TEST(ProbeReplay, ABlockingCallsMeasuredProbeTimeComesOutOfTheGapAfterIt) {
+  EventStream s = traced_read(4);
+  for (auto& h : s.host)
+    if (h.kind == HostCallKind::StreamSynchronize) h.probe_ns = testing::us(3);
+  const ProbeReport r = analyze(s);
+  // The next kernel's launch at 198 (195 + 10 - 4 - 3), its kernel at 208-308.
+  EXPECT_NEAR(r.replay_error, -7.0 / 315, 1e-9);
+  EXPECT_NEAR(r.sites.at(0).replayed_blocked_ms, 0.134, kEps);
+  s.callback_overhead_ns = 0;  // uncompensated, the probe's time stays in the replayed timeline
+  EXPECT_NEAR(analyze(s).replay_error, 0.0, 1e-9);
+}
+
 TEST(ProbeReplay, BaselineReproducesTheRecordedTimeline) {
   const EventStream s = training(6, 4, 700);
   detail::RecordedCarry carry;
@@ -653,6 +708,24 @@ TEST(ProbeSampling, WaitsLongerWhileUntracedRaiseTheEstimateWithTheirBlockedTime
   const SiteResult shorter = with_untraced_reads(100).sites.at(0);
   EXPECT_NEAR(shorter.wait_saving_ms, wait_per_blocked_ms * (1.99 + 0.6), kEps);
   EXPECT_LT(shorter.predicted_saving_ms, t.predicted_saving_ms * 4);
+}
+
+TEST(ProbeSampling, UntracedWaitsScaleAgainstTheTracedWaitsAsReplayedWithoutTheProbesTime) {
+  // The traced read waited 110 us at the probe's pace and 134 us as replayed at the program's; three
+  // untraced reads, at the program's pace but for the sync-path callbacks, waited 134 us each.
+  const SiteResult t = analyze(traced_read(4)).sites.at(0);
+  StreamBuilder u;
+  const auto site = u.site("/w/train.py", 42);
+  for (int i = 0; i < 3; ++i) u.sync(1000 + i * 400, 1134 + i * 400, site);
+  UntracedCalls untraced;
+  untraced.add(u.done());
+  ProbeReport r = analyze(traced_read(4));
+  add_untraced(r, untraced, 0.5e6, 2e6);
+  const SiteResult& s = r.sites.at(0);
+  EXPECT_NEAR(s.wait_saving_ms, t.wait_saving_ms * 4, kEps);  // (0.134 + 3 * 0.134) / 0.134, not / 0.110
+  EXPECT_NEAR(s.host_blocked_ms, 0.110 + 3 * 0.134, kEps);
+  EXPECT_NEAR(s.replayed_blocked_ms, 4 * 0.134, kEps);
+  EXPECT_NEAR(s.traced_host_blocked_ms, 0.110, kEps);
 }
 
 TEST(ProbeSampling, ASiteSeenOnlyUntracedIsCountedWithoutEstimates) {

@@ -55,6 +55,17 @@ TEST(ProbeStreamIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(stream_to_json(s).find("python_calls"), std::string::npos);  // optional key, written when there are some
 }
 
+TEST(ProbeStreamIo, TheProbesTimeAroundEachCallIsAnOptionalTopLevelField) {
+  EventStream s = sample_stream();
+  EXPECT_EQ(stream_to_json(s).find("callback_overhead_ns"), std::string::npos);  // 0: not written
+  EXPECT_EQ(parse_stream(stream_to_json(s)).callback_overhead_ns, 0u);
+  s.callback_overhead_ns = 1500;
+  EXPECT_EQ(parse_stream(stream_to_json(s)).callback_overhead_ns, 1500u);
+  json doc = json::parse(stream_to_json(s));
+  doc["callback_overhead_ns"] = "slow";
+  EXPECT_THROW(parse_stream(doc.dump()), ProbeError);
+}
+
 TEST(ProbeStreamIo, PythonCallsRoundTripAndAreChecked) {
   EventStream s = sample_stream();
   s.python_calls.push_back(PythonCall{100, 900, 3, 0});
@@ -188,6 +199,8 @@ TEST(ProbeReportIo, RoundTrip) {
   EXPECT_EQ(back.sites[0].calls, 300u);
   EXPECT_EQ(back.sites[0].traced_calls, 75u);
   EXPECT_DOUBLE_EQ(back.sites[0].traced_host_blocked_ms, 4.5);
+  EXPECT_DOUBLE_EQ(back.sites[0].replayed_blocked_ms, 13.75);
+  EXPECT_EQ(back.run.callback_overhead_ns, 1200u);
   EXPECT_DOUBLE_EQ(back.sites[0].predicted_saving_ms, 7.5);
   EXPECT_DOUBLE_EQ(back.sites[0].gpu_idle_ms, 9.25);
   EXPECT_DOUBLE_EQ(back.sites[0].saving_if_removed_ms, 8.5);
@@ -249,6 +262,15 @@ TEST(ProbeReportIo, AReportWithoutTracedCallsCountsAllCallsAsTraced) {
   EXPECT_DOUBLE_EQ(back.sites[0].traced_host_blocked_ms, 12.5);
 }
 
+TEST(ProbeReportIo, AReportWithoutReplayedBlockedTimeTakesTheRecordedOne) {
+  json doc = json::parse(report_to_json(sample_report(0, 1)));
+  doc["sites"][0].erase("replayed_blocked_ms");
+  doc["run"].erase("callback_overhead_ns");
+  const ProbeReport back = parse_report(doc.dump(), "older.json");
+  EXPECT_DOUBLE_EQ(back.sites.at(0).replayed_blocked_ms, 12.5);
+  EXPECT_EQ(back.run.callback_overhead_ns, 0u);
+}
+
 TEST(ProbeReportIo, AReportWithoutTracedBlockedTimeTakesTheTracedCallsShare) {
   json doc = json::parse(report_to_json(sample_report(0, 1)));
   doc["sites"][0].erase("traced_host_blocked_ms");
@@ -273,6 +295,7 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   EXPECT_EQ(m.sites[1].calls, 600u);
   EXPECT_EQ(m.sites[1].traced_calls, 150u);
   EXPECT_DOUBLE_EQ(m.sites[1].traced_host_blocked_ms, 9);
+  EXPECT_DOUBLE_EQ(m.sites[1].replayed_blocked_ms, 27.5);
   EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
   EXPECT_DOUBLE_EQ(m.sites[1].saving_if_removed_ms, 12);
   EXPECT_DOUBLE_EQ(m.sites[1].wait_saving_ms, 5);

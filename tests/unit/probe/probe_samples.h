@@ -29,6 +29,7 @@ inline ProbeReport sample_report(std::int32_t rank, double saving) {
   r.run.rank = rank;
   r.run.gpu_name = "NVIDIA H200";
   r.run.wall_ms = 1000 + rank;
+  r.run.callback_overhead_ns = 1200;
   r.runs = {r.run};
   SiteResult s;
   s.site = {"/w/train.py", 42, "train_step", "python"};
@@ -38,6 +39,7 @@ inline ProbeReport sample_report(std::int32_t rank, double saving) {
   s.traced_calls = 75;
   s.host_blocked_ms = 12.5;
   s.traced_host_blocked_ms = 4.5;
+  s.replayed_blocked_ms = 13.75;
   s.gpu_idle_ms = 9.25;
   s.predicted_saving_ms = saving;
   s.share_of_run = saving / r.run.wall_ms;
