@@ -75,6 +75,7 @@ std::pair<ProbeReport, std::size_t> model_and_analyze(const EventStream& m, GpuM
     const std::uint64_t to = window_ns == 0 ? UINT64_MAX : from + window_ns;
     EventStream chunk;
     chunk.sites = m.sites;
+    chunk.callback_overhead_ns = m.callback_overhead_ns;
     chunk.run_start_ns = from;
     chunk.run_end_ns = std::min(to, m.run_end_ns);
     for (; h < m.host.size() && m.host[h].start_ns < to; ++h) chunk.host.push_back(m.host[h]);

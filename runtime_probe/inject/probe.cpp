@@ -57,7 +57,7 @@
 //   SYNCLINT_PROBE_CALLBACK_NS  the host time each recorded call costs outside its own start and end
 //                            (CUPTI's dispatch of its callbacks and the probe's code in them), which the
 //                            replay takes out of the host's gaps so that it replays the program's pace
-//                            (default 0: the traced pace as recorded)
+//                            (default 1500, measured on the H200; 0: the traced pace as recorded)
 //   SYNCLINT_PROBE_KEEP_RECORDS=1  a diagnostic of the cost a stretch leaves after it: the GPU record kinds
 //                            stay on from the start to the end, and records that start outside a traced
 //                            stretch are dropped as CUPTI delivers them (the analysis sees the same records)
@@ -111,10 +111,12 @@ namespace synclint::probe::inject {
 namespace {
 
 constexpr std::size_t kActivityBufferBytes = 8u << 20;
-// SYNCLINT_PROBE_CALLBACK_NS by default: none taken out until the GPU validation has measured what a
-// recorded call costs the host outside its own start and end (CUPTI's dispatch of the ENTER and EXIT
-// callbacks and the probe's code in them; docs/probe.md, "The probe's own time in the replay").
-constexpr std::uint64_t kCallbackOverheadNs = 0;
+// SYNCLINT_PROBE_CALLBACK_NS by default: what a recorded call costs the host outside its own start and end
+// (CUPTI's dispatch of the ENTER and EXIT callbacks and the probe's code in them). Measured on the H200
+// with CUDA 13.0: an empty kernel's launch took 1.3-2.0 us longer in the probe's first stretch than without
+// the probe (bench/gpu/cupti_switch_cost.sh, run 56), CUPTI's dispatch alone 0.65 us of it; docs/probe.md,
+// "The probe's own time in the replay".
+constexpr std::uint64_t kCallbackOverheadNs = 1500;
 
 // An environment switch: unset or empty gives `fallback`, "0" false, anything else true.
 bool env_flag_default(const char* name, bool fallback) {
