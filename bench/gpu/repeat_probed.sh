@@ -66,7 +66,7 @@ gdb_bin="$(command -v gdb || command -v cuda-gdb || true)"
 # fails when the time budget is spent
 run_unprobed() {
   local left=$((deadline - SECONDS)) d tag rc t0
-  ((left > 45)) || return 1
+  ((left > 60)) || return 1
   n=$((n + 1))
   d="$W/rep-$n" tag="$1-unprobed-all-$2"
   mkdir -p "$d"
@@ -83,7 +83,7 @@ run_unprobed() {
 # in a rep-K/ of its own; fails when the time budget is spent
 run_probed() {
   local lang=$1 batch=$2 setting=$3 left=$((deadline - SECONDS)) d tag rc t0 probe_env cmd
-  ((left > 45)) || return 1
+  ((left > 60)) || return 1
   read -ra probe_env <<<"$setting"
   n=$((n + 1))
   d="$W/rep-$n" tag="$lang-probed-all-$batch"
@@ -116,7 +116,7 @@ for ((c = 1; c <= CYCLES; c++)); do
   for item in $PLAN; do
     lang=${item%%:*} batch=${item#*:}
     left=$((deadline - SECONDS))
-    ((left > 45)) || break 2
+    ((left > 60)) || break 2
     if [[ $lang == py ]]; then
       exe="$(command -v python3)"
       bench_cmd=("$exe" bench/gpu/cnn_bench.py --mode all)
