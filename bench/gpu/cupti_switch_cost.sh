@@ -10,6 +10,9 @@
 # library for the injected timeline (default: build-gpu/runtime_probe/inject/libsynclint_probe.so, or
 # build/...; none found: the timeline runs unprobed only). SCENARIOS (default: all of them but timeline),
 # ROUNDS (6), TIME_BUDGET_S (no rounds started after it), PIN (taskset CPU list, default 2-5).
+# TIMELINE_EXTRA="LABEL VAR=value..." adds a probed timeline with those settings (label timeline-LABEL),
+# e.g. TIMELINE_EXTRA="probed-at-launch SYNCLINT_PROBE_SWITCH_AT_LAUNCH=1"; SCENARIOS=skip runs none of
+# the scenarios (the timelines only).
 # Output: $OUT/switch.tsv (round, label, then the program's columns) and $OUT/summary.txt
 # (bench/gpu/cupti_switch_summary.py).
 set -uo pipefail
@@ -36,6 +39,8 @@ for p in build-gpu/runtime_probe/inject/libsynclint_probe.so build/runtime_probe
 done
 [[ -z $probe ]] || probe="$(realpath "$probe")"
 scenarios=(${SCENARIOS:-none sync toggle toggle-runtime toggle-driver toggle-thread resubscribe keep})
+[[ ${SCENARIOS:-} == skip ]] && scenarios=()
+read -ra extra <<<"${TIMELINE_EXTRA:-}"
 pin=(taskset -c "${PIN:-2-5}")
 "${pin[@]}" true 2>/dev/null || pin=()
 tsv="$OUT/switch.tsv"
@@ -57,7 +62,7 @@ run() {
 for ((r = 1; r <= ${ROUNDS:-6}; r++)); do
   ((SECONDS < deadline)) || { echo "time budget spent before round $r" >&2; break; }
   n=${#scenarios[@]}
-  for ((j = 0; j < n; j++)); do
+  for ((j = 0; j < n; j++)); do  # (none with SCENARIOS=skip)
     s=${scenarios[$(((j + r) % n))]}
     run "$r" "$s" -- "$s"
   done
@@ -69,6 +74,10 @@ for ((r = 1; r <= ${ROUNDS:-6}; r++)); do
     run "$r" timeline-probed "CUDA_INJECTION64_PATH=$probe" "SYNCLINT_PROBE_DIR=$OUT/probe" SYNCLINT_PROBE_DEBUG=1 -- timeline
     run "$r" timeline-probed-no-launches "CUDA_INJECTION64_PATH=$probe" "SYNCLINT_PROBE_DIR=$OUT/probe" \
       SYNCLINT_PROBE_DEBUG=1 SYNCLINT_PROBE_LAUNCHES=0 -- timeline
+    if ((${#extra[@]} > 0)); then
+      run "$r" "timeline-${extra[0]}" "CUDA_INJECTION64_PATH=$probe" "SYNCLINT_PROBE_DIR=$OUT/probe" \
+        SYNCLINT_PROBE_DEBUG=1 "${extra[@]:1}" -- timeline
+    fi
   fi
 done
 python3 bench/gpu/cupti_switch_summary.py "$tsv" | tee "$OUT/summary.txt"

@@ -52,6 +52,13 @@
 //                            100 ms without one, the window thread does it. On by default with the GPU
 //                            model: switched by the window thread, a LibTorch program's thread lost every
 //                            later callback in 8 of 24 processes under load (none of 16 so)
+//   SYNCLINT_PROBE_SWITCH_AT_LAUNCH=1  with SWITCH_AT_SYNC, a stretch's end is also taken by the return of
+//                            the program's next outermost launch (its EXIT callback, where none of the
+//                            launch's callbacks is left to come): a loop without syncs then has its launch
+//                            callbacks switched off on its own thread, not by the window thread 100 ms on.
+//                            A trial: switched off by another thread while a thread launched, CUPTI's launch
+//                            cost stayed higher afterwards in run 56 (+4.9% and +7.8%, 5 rounds), and not when
+//                            the launching thread switched them off (+0.3%, +0.6%)
 //   SYNCLINT_PROBE_KEEP_CALLBACKS=1  a diagnostic: the launch callbacks are switched on once and never off;
 //                            outside the stretches they return at once
 //   SYNCLINT_PROBE_CALLBACK_NS  the host time each recorded call costs outside its own start and end
@@ -175,6 +182,11 @@ struct Probe {
   std::condition_variable switch_cv;
   bool switch_done = false;
   std::atomic<std::uint64_t> switched_by_sync{0}, switched_by_window{0}, switched_by_sync_ns{0};
+  // SYNCLINT_PROBE_SWITCH_AT_LAUNCH: a stretch's end is also taken by the EXIT of the program's next
+  // outermost runtime launch (where none of its callbacks is left to come), so that a loop without syncs has
+  // its callbacks switched off on its own thread and not by the window thread; how often.
+  bool switch_at_launch = false;
+  std::atomic<std::uint64_t> switched_by_launch{0};
   // SYNCLINT_PROBE_KEEP_CALLBACKS: the launch callbacks stay on for the whole run, never switched; outside the
   // stretches they return at once (how many: untraced_windowed).
   bool keep_callbacks = false;
@@ -496,15 +508,22 @@ void switch_callbacks(bool windowed, bool on);
 // SYNCLINT_PROBE_SWITCH_AT_SYNC: the ENTER of a runtime sync or copy, on a thread inside no launch, switches
 // the launch callbacks as the stretch's start or end that set_traced left pending asks (whichever thread
 // takes it).
-void switch_at_sync(Probe& p) {
-  const int on = p.switch_pending.exchange(-1, std::memory_order_acq_rel);
+void switch_at_sync(Probe& p, bool at_launch = false) {
+  int on = -1;
+  if (at_launch) {  // a switch-off only: a launch's callbacks are off when a stretch is to start
+    int off = 0;
+    if (!p.switch_pending.compare_exchange_strong(off, -1, std::memory_order_acq_rel)) return;
+    on = 0;
+  } else {
+    on = p.switch_pending.exchange(-1, std::memory_order_acq_rel);
+  }
   if (on < 0) return;
   const auto t0 = std::chrono::steady_clock::now();
   switch_callbacks(true, on == 1);
   p.switched_by_sync_ns.fetch_add(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::steady_clock::now() - t0).count()),
                                   std::memory_order_relaxed);
-  p.switched_by_sync.fetch_add(1, std::memory_order_relaxed);
+  (at_launch ? p.switched_by_launch : p.switched_by_sync).fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard lock(p.switch_mu);
     p.switch_done = true;
@@ -590,6 +609,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   } timer{p};
   if (runtime) {
     if (t_runtime_depth > 0) --t_runtime_depth;
+    // SYNCLINT_PROBE_SWITCH_AT_LAUNCH: the end of a stretch, at the return of an outermost launch.
+    if (p.switch_at_launch && e.windowed && t_runtime_depth == 0 && p.switch_pending.load(std::memory_order_relaxed) == 0)
+      switch_at_sync(p, true);
   } else if (t_runtime_depth > 0) {
     return;
   }
@@ -864,6 +886,9 @@ void write_outputs() {
                  static_cast<unsigned long long>(p.switched_by_sync.load()),
                  static_cast<unsigned long long>(p.switched_by_window.load()),
                  static_cast<double>(p.switched_by_sync_ns.load()) / 1e3);
+  if (p.debug && p.switch_at_launch)
+    std::fprintf(stderr, "synclint probe: launch callbacks switched off at a launch's return %llu times\n",
+                 static_cast<unsigned long long>(p.switched_by_launch.load()));
   if (p.debug && p.keep_callbacks)
     std::fprintf(stderr, "synclint probe: launch callbacks kept on; %llu launches outside the stretches returned at once\n",
                  static_cast<unsigned long long>(p.untraced_windowed.load()));
@@ -1348,6 +1373,7 @@ int initialize() {
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
   p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
   p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.gpu_model);
+  p.switch_at_launch = p.switch_at_sync && env_flag("SYNCLINT_PROBE_SWITCH_AT_LAUNCH");
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -815,6 +815,37 @@ TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
   EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
 }
 
+// SYNCLINT_PROBE_SWITCH_AT_LAUNCH=1: the same loop with few syncs has each stretch's end taken by the return of
+// its next launch, on its own thread and outside every launch (the stand-in logs no "callback-off-inside"), and
+// the window thread only switches stretches on (a launch's callbacks are off then); every read is recorded.
+TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
+  use_stand_in_cupti();
+  const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
+                                      {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"},
+                                      {"FAKE_HOST_READ_EVERY", "700"},
+                                      {"SYNCLINT_PROBE_SWITCH_AT_LAUNCH", "1"}},
+                                     "4000");
+  ASSERT_TRUE(r);
+  const std::string& out = r->out;
+  const auto line = out.find("launch callbacks switched off at a launch's return ");
+  ASSERT_NE(line, std::string::npos) << out;
+  const unsigned long by_launch = std::strtoul(out.c_str() + line + 51, nullptr, 10);
+  const auto sync_line = out.find("launch callbacks switched by a sync ");
+  ASSERT_NE(sync_line, std::string::npos) << out;
+  const unsigned long by_sync = std::strtoul(out.c_str() + sync_line + 36, nullptr, 10);
+  const auto window_at = out.find("by the window thread ", sync_line);
+  ASSERT_NE(window_at, std::string::npos) << out;
+  const unsigned long by_window = std::strtoul(out.c_str() + window_at + 21, nullptr, 10);
+  const std::size_t ends = occurrences(out, "tracing off at"), starts = occurrences(out, "tracing on at");
+  ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
+  EXPECT_EQ(by_launch + by_sync + by_window, ends + starts) << out;
+  EXPECT_GE(by_launch, ends - 1) << out;  // the last end may come at exit, with no launch after it
+  EXPECT_LE(by_window, starts) << out;
+  EXPECT_EQ(r->off_inside, 0u) << out;
+  ASSERT_EQ(r->report.sites.size(), 1u);
+  EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
+}
+
 // With SYNCLINT_PROBE_GPU_RECORDS=first the first stretch is the model's only source: it goes on past its
 // 20 ms until 1000 launches, copies and reads in a row brought nothing it had not seen (and as many as
 // before the last new one: here the first step's). The stand-in host queues a kernel and a copy and syncs
