@@ -4,7 +4,7 @@
 // point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
 // site, the recorded estimates beside the modelled ones.
 //
-//   model_check [--without-model] [--window-ms N] [--first-scale F] [--dump FILE] STREAM.json FROM...
+//   model_check [--without-model] [--window-ms N] [--first-scale F] [--callback-ns N] [--dump FILE] STREAM.json FROM...
 //
 // FROM: where the records end, in % of the host calls, or `settle`: where the probe's first stretch would
 // have ended (KeySettling over the recorded launch families, from 1 s after the run's start to 20 s at
@@ -16,6 +16,8 @@
 // learns from them: what the estimates become when the first stretch's durations are off by F, as the
 // syncs of later stretches found them on the H200 (about 1.3-2: docs/probe.md, "The fixed model on the
 // H200").
+// --callback-ns N replays both, the recorded and the modelled, with N ns of the probe's time taken out of
+// the host's gap before each call (EventStream::callback_overhead_ns; default: the recording's own).
 // --dump FILE writes the stream the analysis saw for the last FROM (the recording with its later records
 // replaced by the modelled ones) in the recording's own format, to set beside the recording
 // (bench/gpu/interval_idle.py: where each modelled sync interval's GPU idle goes).
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
   std::uint64_t window_ns = 0;
   double first_scale = 1;
   std::string dump;
+  std::optional<std::uint64_t> callback_ns;
   for (; argc > 1 && std::string(argv[1]).rfind("--", 0) == 0; --argc, ++argv) {
     const std::string opt = argv[1];
     if (opt == "--without-model") {
@@ -114,6 +117,10 @@ int main(int argc, char** argv) {
       first_scale = std::atof(argv[2]);
       --argc;
       ++argv;
+    } else if (opt == "--callback-ns" && argc > 2) {
+      callback_ns = std::strtoull(argv[2], nullptr, 10);
+      --argc;
+      ++argv;
     } else if (opt == "--dump" && argc > 2) {
       dump = argv[2];
       --argc;
@@ -124,11 +131,13 @@ int main(int argc, char** argv) {
     }
   }
   if (argc < 3) {
-    std::cerr << "usage: model_check [--without-model] [--window-ms N] [--first-scale F] [--dump FILE] STREAM.json FROM_PERCENT|settle...\n";
+    std::cerr << "usage: model_check [--without-model] [--window-ms N] [--first-scale F] [--callback-ns N] [--dump FILE] "
+                 "STREAM.json FROM_PERCENT|settle...\n";
     return 2;
   }
   try {
-    const EventStream s = read_stream(argv[1]);
+    EventStream s = read_stream(argv[1]);
+    if (callback_ns) s.callback_overhead_ns = *callback_ns;
     const ProbeReport whole = analyze(s);
     std::printf("%-24s %6s | %5s %8s %7s %9s %9s %8s | %9s %9s %8s\n", "site", "calls", "from", "modelled", "unknown",
                 "saving", "modelled", "error", "GPU idle", "modelled", "error");
