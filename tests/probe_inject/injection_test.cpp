@@ -432,7 +432,8 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
-// A sampled run of 1500 steps with 20 ms stretches and the given record setting, with SYNCLINT_PROBE_DEBUG=1:
+// A sampled run of 1500 steps with 20 ms stretches every 2 s (unless the setting says otherwise) and the given
+// record setting, with SYNCLINT_PROBE_DEBUG=1:
 // how often the kernel records were switched on and off, the GPU records the probe kept, its stderr and
 // its report.
 struct RecordSwitches {
@@ -456,7 +457,9 @@ std::optional<ProbeReport> report_named_in(const std::string& out) {
 std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const char*, const char*>> setting,
                                                   const char* steps = "1500") {
   RecordSwitches r;
-  setting.insert(setting.end(), {{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}});
+  for (const auto& [name, value] : {std::pair{"SYNCLINT_PROBE_SAMPLE", "0.01"}, {"SYNCLINT_PROBE_SAMPLE_MS", "20"}, {"SYNCLINT_PROBE_DEBUG", "1"}})
+    if (std::none_of(setting.begin(), setting.end(), [&](const auto& s) { return std::string(s.first) == name; }))
+      setting.emplace_back(name, value);  // the defaults of these runs, unless the setting has its own
   const auto played = play_logged(setting, steps, r.out, true);
   const auto records_at = r.out.find("gpu records ");
   std::optional<ProbeReport> report = report_named_in(r.out);
@@ -818,11 +821,13 @@ TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
 // SYNCLINT_PROBE_SWITCH_AT_LAUNCH=1: the same loop with few syncs has each stretch's end taken by the return of
 // its next launch, on its own thread and outside every launch (the stand-in logs no "callback-off-inside"), and
 // the window thread only switches stretches on (a launch's callbacks are off then); every read is recorded.
+// A stretch every 200 ms, so that a run of about a second has several whatever the machine's pace.
 TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
   use_stand_in_cupti();
   const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
                                       {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"},
                                       {"FAKE_HOST_READ_EVERY", "700"},
+                                      {"SYNCLINT_PROBE_SAMPLE", "0.1"},
                                       {"SYNCLINT_PROBE_SWITCH_AT_LAUNCH", "1"}},
                                      "4000");
   ASSERT_TRUE(r);
