@@ -226,6 +226,9 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
   out.run.pid = first->run.pid;
   out.run.rank = first->run.rank;
   out.run.gpu_name = first->run.gpu_name;
+  // The callback time the replay took out: the first process's (every process of one `synclint probe` run
+  // has the same setting; each keeps its own in `runs`).
+  out.run.callback_overhead_ns = first->run.callback_overhead_ns;
   // The processes' common GPU records setting; "mixed" when they differ (a report without it counts as
   // unknown, not as a difference).
   for (const auto& run : out.runs)

@@ -193,6 +193,21 @@ class Rounds(unittest.TestCase):
         self.assertIn("| C++ | 128 | loss | 2 | 0.800 | 0.800-0.800 | 0.800 (6) | +21.1% | 0.950 (1) | +18.8% | yes |", text)
 
 
+class ReadPace(unittest.TestCase):
+    def test_each_reads_wait_traced_replayed_and_untraced(self):
+        site = {"path": "/w/train_cpp.cpp", "line": 129, "function": "log_norms", "calls": 2200, "traced_calls": 200,
+                "host_blocked_ms": 64.0, "traced_host_blocked_ms": 4.0, "replayed_blocked_ms": 65.2,
+                "wait_saving_ms": 48.0}
+        harness = dict(site, function="main", line=200)  # not a logging site
+        report = {"run": {"callback_overhead_ns": 0}, "runs": [{"callback_overhead_ns": 1500}], "sites": [site, harness]}
+        rows = validate.pace_rows([("rep-2", "cpp", 128, "0", report, None), ("rep-3", "cpp", 128, "124", None, None)])
+        # 4 ms over 200 traced calls: 20 us; replayed 65.2 - 60 untraced = 5.2 ms: 26 us; 60 ms over 2000: 30 us.
+        self.assertEqual(rows, [["rep-2", "C++", 128, "log_norms:129", 1500, "20.0", "26.0", "30.0", "0.75"]])
+        del site["replayed_blocked_ms"]  # a report before the field: replayed as recorded
+        report["runs"] = []
+        self.assertEqual(validate.pace_rows([("rep-2", "cpp", 128, "0", report, None)])[0][4:7], [0, "20.0", "20.0"])
+
+
 class RepeatsBySetting(unittest.TestCase):
     def test_a_setting_keeps_its_probed_processes_and_every_unprobed_twin(self):
         with tempfile.TemporaryDirectory() as d:

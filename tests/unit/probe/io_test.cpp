@@ -296,6 +296,7 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   EXPECT_EQ(m.sites[1].traced_calls, 150u);
   EXPECT_DOUBLE_EQ(m.sites[1].traced_host_blocked_ms, 9);
   EXPECT_DOUBLE_EQ(m.sites[1].replayed_blocked_ms, 27.5);
+  EXPECT_EQ(m.run.callback_overhead_ns, 1200u);  // the first process's, as the run's
   EXPECT_DOUBLE_EQ(m.sites[1].predicted_saving_ms, 10);
   EXPECT_DOUBLE_EQ(m.sites[1].saving_if_removed_ms, 12);
   EXPECT_DOUBLE_EQ(m.sites[1].wait_saving_ms, 5);
