@@ -507,7 +507,8 @@ void switch_callbacks(bool windowed, bool on);
 
 // SYNCLINT_PROBE_SWITCH_AT_SYNC: the ENTER of a runtime sync or copy, on a thread inside no launch, switches
 // the launch callbacks as the stretch's start or end that set_traced left pending asks (whichever thread
-// takes it).
+// takes it). With `at_launch` (SYNCLINT_PROBE_SWITCH_AT_LAUNCH), the EXIT of an outermost launch takes a
+// pending switch-off only; its time counts with the syncs' (switched_by_sync_ns).
 void switch_at_sync(Probe& p, bool at_launch = false) {
   int on = -1;
   if (at_launch) {  // a switch-off only: a launch's callbacks are off when a stretch is to start
