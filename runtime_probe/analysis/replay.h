@@ -134,8 +134,6 @@ class Segment {
   enum class Removal { Wait, Read };
   void replay(Scenario& s, std::int32_t removed_site, Removal how = Removal::Wait,
               std::map<std::int32_t, double>* blocked = nullptr) const;
-  // Whether the replay takes the probe's own time out of the host's gaps (RecordedCarry::callback_ns > 0).
-  bool compensated() const { return callback_ns_ > 0; }
 
  private:
   struct Call {
