@@ -794,6 +794,16 @@ TEST_F(Injection, KeepCallbacksNeverSwitchesTheLaunchCallbacks) {
   }
 }
 
+// From the probe's debug line at exit, how often a sync and how often the window thread switched the launch
+// callbacks; nullopt when the line is missing.
+std::optional<std::pair<unsigned long, unsigned long>> switches_by_sync_and_window(const std::string& out) {
+  const auto line = out.find("launch callbacks switched by a sync ");
+  if (line == std::string::npos) return std::nullopt;
+  const auto window_at = out.find("by the window thread ", line);
+  if (window_at == std::string::npos) return std::nullopt;
+  return std::pair{std::strtoul(out.c_str() + line + 36, nullptr, 10), std::strtoul(out.c_str() + window_at + 21, nullptr, 10)};
+}
+
 // A switch left to the program's next sync, when none comes within 100 ms (here a read every 700 steps,
 // about every 210 ms, host work in between), is made by the window thread, and the run goes on: every read
 // is recorded. (The first stretch's records stay on while its end waits.)
@@ -804,13 +814,9 @@ TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
                                       {"FAKE_HOST_READ_EVERY", "700"}},
                                      "4000");
   ASSERT_TRUE(r);
-  const auto line = r->out.find("launch callbacks switched by a sync ");
-  ASSERT_NE(line, std::string::npos) << r->out;
-  char* rest = nullptr;
-  const unsigned long by_sync = std::strtoul(r->out.c_str() + line + 36, &rest, 10);
-  const auto window_at = r->out.find("by the window thread ", line);
-  ASSERT_NE(window_at, std::string::npos) << r->out;
-  const unsigned long by_window = std::strtoul(r->out.c_str() + window_at + 21, nullptr, 10);
+  const auto counts = switches_by_sync_and_window(r->out);
+  ASSERT_TRUE(counts) << r->out;
+  const auto [by_sync, by_window] = *counts;
   const std::size_t switches = occurrences(r->out, "tracing off at") + occurrences(r->out, "tracing on at");
   EXPECT_GE(by_window, 1u) << r->out;
   EXPECT_EQ(by_sync + by_window, switches) << r->out;
@@ -835,12 +841,9 @@ TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
   const auto line = out.find("launch callbacks switched off at a launch's return ");
   ASSERT_NE(line, std::string::npos) << out;
   const unsigned long by_launch = std::strtoul(out.c_str() + line + 51, nullptr, 10);
-  const auto sync_line = out.find("launch callbacks switched by a sync ");
-  ASSERT_NE(sync_line, std::string::npos) << out;
-  const unsigned long by_sync = std::strtoul(out.c_str() + sync_line + 36, nullptr, 10);
-  const auto window_at = out.find("by the window thread ", sync_line);
-  ASSERT_NE(window_at, std::string::npos) << out;
-  const unsigned long by_window = std::strtoul(out.c_str() + window_at + 21, nullptr, 10);
+  const auto counts = switches_by_sync_and_window(out);
+  ASSERT_TRUE(counts) << out;
+  const auto [by_sync, by_window] = *counts;
   const std::size_t ends = occurrences(out, "tracing off at"), starts = occurrences(out, "tracing on at");
   ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
   EXPECT_EQ(by_launch + by_sync + by_window, ends + starts) << out;
