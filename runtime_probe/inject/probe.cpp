@@ -52,13 +52,14 @@
 //                            100 ms without one, the window thread does it. On by default with the GPU
 //                            model: switched by the window thread, a LibTorch program's thread lost every
 //                            later callback in 8 of 24 processes under load (none of 16 so)
-//   SYNCLINT_PROBE_SWITCH_AT_LAUNCH=1  with SWITCH_AT_SYNC, a stretch's end is also taken by the return of
-//                            the program's next outermost launch (its EXIT callback, where none of the
-//                            launch's callbacks is left to come): a loop without syncs then has its launch
-//                            callbacks switched off on its own thread, not by the window thread 100 ms on.
-//                            A trial: switched off by another thread while a thread launched, CUPTI's launch
-//                            cost stayed higher afterwards in run 56 (+4.9% and +7.8%, 5 rounds), and not when
-//                            the launching thread switched them off (+0.3%, +0.6%)
+//   SYNCLINT_PROBE_SWITCH_AT_LAUNCH  with SWITCH_AT_SYNC, on unless set to 0: a stretch's end is also taken by
+//                            the return of the program's next outermost launch (its EXIT callback, where none
+//                            of the launch's callbacks is left to come): a loop without syncs then has its
+//                            launch callbacks switched off on its own thread, not by the window thread 100 ms
+//                            on. Switched off by another thread while a thread launched, CUPTI's launch cost
+//                            stayed higher afterwards: on the H200, launch-bound C++ batch 16 cost +7.0% a step
+//                            with the window thread's switch-off and +1.6% with this one (run 59, one VM, 31
+//                            rounds each, interleaved; +1.9% over 62 more rounds in run 60)
 //   SYNCLINT_PROBE_KEEP_CALLBACKS=1  a diagnostic: the launch callbacks are switched on once and never off;
 //                            outside the stretches they return at once
 //   SYNCLINT_PROBE_CALLBACK_NS  the host time each recorded call costs outside its own start and end
@@ -1374,7 +1375,7 @@ int initialize() {
   p.keep_records = env_flag("SYNCLINT_PROBE_KEEP_RECORDS");
   p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
   p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.gpu_model);
-  p.switch_at_launch = p.switch_at_sync && env_flag("SYNCLINT_PROBE_SWITCH_AT_LAUNCH");
+  p.switch_at_launch = p.switch_at_sync && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_LAUNCH", true);
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -734,6 +734,7 @@ TEST_F(Injection, SwitchAtSyncSwitchesTheLaunchCallbackOutsideALaunch) {
     std::vector<std::pair<const char*, const char*>> env = {
         {"SYNCLINT_PROBE_GPU_RECORDS", "first"}, {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}, {"FAKE_HOST_LAUNCH_US", "290"}};
     if (!at_sync) env.emplace_back("SYNCLINT_PROBE_SWITCH_AT_SYNC", "0");
+    else env.emplace_back("SYNCLINT_PROBE_SWITCH_AT_LAUNCH", "0");  // every switch left to the syncs
     const auto r = play_record_setting(env, "4000");
     ASSERT_TRUE(r);
     const std::string& out = r->out;
@@ -811,7 +812,8 @@ TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
   use_stand_in_cupti();
   const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
                                       {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"},
-                                      {"FAKE_HOST_READ_EVERY", "700"}},
+                                      {"FAKE_HOST_READ_EVERY", "700"},
+                                      {"SYNCLINT_PROBE_SWITCH_AT_LAUNCH", "0"}},
                                      "4000");
   ASSERT_TRUE(r);
   const auto counts = switches_by_sync_and_window(r->out);
@@ -824,7 +826,7 @@ TEST_F(Injection, SwitchAtSyncFallsBackToTheWindowThreadWithoutASync) {
   EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
 }
 
-// SYNCLINT_PROBE_SWITCH_AT_LAUNCH=1: the same loop with few syncs has each stretch's end taken by the return of
+// SYNCLINT_PROBE_SWITCH_AT_LAUNCH (on by default): the same loop with few syncs has each stretch's end taken by the return of
 // its next launch, on its own thread and outside every launch (the stand-in logs no "callback-off-inside"), and
 // the window thread only switches stretches on (a launch's callbacks are off then); every read is recorded.
 // A stretch every 200 ms, so that a run of about a second has several whatever the machine's pace.
@@ -833,8 +835,7 @@ TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
   const auto r = play_record_setting({{"SYNCLINT_PROBE_GPU_RECORDS", "first"},
                                       {"SYNCLINT_PROBE_FIRST_MAX_MS", "1"},
                                       {"FAKE_HOST_READ_EVERY", "700"},
-                                      {"SYNCLINT_PROBE_SAMPLE", "0.1"},
-                                      {"SYNCLINT_PROBE_SWITCH_AT_LAUNCH", "1"}},
+                                      {"SYNCLINT_PROBE_SAMPLE", "0.1"}},
                                      "4000");
   ASSERT_TRUE(r);
   const std::string& out = r->out;
