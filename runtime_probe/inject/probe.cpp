@@ -60,6 +60,11 @@
 //                            stayed higher afterwards: on the H200, launch-bound C++ batch 16 cost +7.0% a step
 //                            with the window thread's switch-off and +1.6% with this one (run 59, one VM, 31
 //                            rounds each, interleaved; +1.9% over 62 more rounds in run 60)
+//   SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH=1  a trial, not yet run on a GPU: where a sync or a launch's return
+//                            switches a stretch's launch callbacks off on the program's thread, the GPU
+//                            record kinds (GPU_RECORDS first or all) are switched off there too, right after,
+//                            rather than by the window thread once it is done; the window thread still
+//                            does it when it made the switch itself
 //   SYNCLINT_PROBE_KEEP_CALLBACKS=1  a diagnostic: the launch callbacks are switched on once and never off;
 //                            outside the stretches they return at once
 //   SYNCLINT_PROBE_CALLBACK_NS  the host time each recorded call costs outside its own start and end
@@ -188,6 +193,11 @@ struct Probe {
   // its callbacks switched off on its own thread and not by the window thread; how often.
   bool switch_at_launch = false;
   std::atomic<std::uint64_t> switched_by_launch{0};
+  // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH: a stretch's end that the program's thread switches also switches the
+  // GPU record kinds off there (records_off_pending: set_traced asks it); how often it did.
+  bool records_off_at_switch = false;
+  std::atomic<bool> records_off_pending{false};
+  std::atomic<std::uint64_t> records_off_by_program{0};
   // SYNCLINT_PROBE_KEEP_CALLBACKS: the launch callbacks stay on for the whole run, never switched; outside the
   // stretches they return at once (how many: untraced_windowed).
   bool keep_callbacks = false;
@@ -522,6 +532,10 @@ void switch_at_sync(Probe& p, bool at_launch = false) {
   if (on < 0) return;
   const auto t0 = std::chrono::steady_clock::now();
   switch_callbacks(true, on == 1);
+  if (on == 0 && p.records_off_pending.exchange(false, std::memory_order_acq_rel)) {
+    for (auto kind : p.record_kinds) p.cupti.activity_disable(kind);
+    p.records_off_by_program.fetch_add(1, std::memory_order_relaxed);
+  }
   p.switched_by_sync_ns.fetch_add(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                       std::chrono::steady_clock::now() - t0).count()),
                                   std::memory_order_relaxed);
@@ -891,6 +905,9 @@ void write_outputs() {
   if (p.debug && p.switch_at_launch)
     std::fprintf(stderr, "synclint probe: launch callbacks switched off at a launch's return %llu times\n",
                  static_cast<unsigned long long>(p.switched_by_launch.load()));
+  if (p.debug && p.records_off_at_switch)
+    std::fprintf(stderr, "synclint probe: GPU records switched off on the program's thread %llu times\n",
+                 static_cast<unsigned long long>(p.records_off_by_program.load()));
   if (p.debug && p.keep_callbacks)
     std::fprintf(stderr, "synclint probe: launch callbacks kept on; %llu launches outside the stretches returned at once\n",
                  static_cast<unsigned long long>(p.untraced_windowed.load()));
@@ -1266,6 +1283,11 @@ void set_traced(bool on) {
   std::lock_guard lock(p.cupti_mu);
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
+  // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH: the record kinds go off with the callbacks where the program's thread
+  // switches them; left pending when the window thread does (below, then, as without it).
+  const bool records_to_program =
+      !on && p.switch_at_sync && p.records_off_at_switch && p.activity_ok && !p.keep_records && !p.keep_callbacks;
+  if (records_to_program) p.records_off_pending.store(true, std::memory_order_release);
   if (p.keep_callbacks) {
     // They stay on: the callbacks read p.traced.
   } else if (p.switch_at_sync) {
@@ -1287,7 +1309,8 @@ void set_traced(bool on) {
     switch_callbacks(true, on);
   }
   if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
-  if (p.activity_ok && !p.keep_records) {  // the record kinds follow the stretches while there are records
+  const bool records_switched = records_to_program && !p.records_off_pending.exchange(false, std::memory_order_acq_rel);
+  if (p.activity_ok && !p.keep_records && !records_switched) {  // the record kinds follow the stretches while there are records
     for (auto kind : p.record_kinds) {
       if (on) p.cupti.activity_enable(kind);
       else p.cupti.activity_disable(kind);
@@ -1376,6 +1399,7 @@ int initialize() {
   p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
   p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.gpu_model);
   p.switch_at_launch = p.switch_at_sync && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_LAUNCH", true);
+  p.records_off_at_switch = env_flag("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH");
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -4,7 +4,8 @@
 // would deliver them. FAKE_CUPTI_BUSY=1 makes cuptiSubscribe fail as when another subscriber holds CUPTI;
 // FAKE_CUPTI_DROPPED=N reports N dropped records with every completed buffer; FAKE_CUPTI_LOG=FILE gets a
 // line "enable|disable NS" each time the kernel records are switched, "flush|forced-flush NS" for each
-// flush and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
+// flush ("disable-on-host-thread NS" besides "disable" when the thread that switches them off is one that
+// played API calls, the program's) and "per-thread-buffers-off NS" when CUPTI's per-thread activity buffers are turned off
 // (CLOCK_MONOTONIC), and with FAKE_CUPTI_LOG_ALL_KINDS=1 also "enable-K|disable-K NS" for the other
 // activity kinds (K: CUpti_ActivityKind's number), and "callback-off-inside NS" each time an API callback
 // is switched off while a thread is between its delivered ENTER and its EXIT, and with
@@ -34,6 +35,7 @@ CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 std::vector<CUpti_ActivityKernel10> g_kernels;  // delivered at the next flush
 std::multiset<CUpti_CallbackId> g_inside;  // calls whose ENTER was delivered and whose EXIT has not come
 thread_local std::multiset<CUpti_CallbackId> t_inside;  // the same, of this thread
+thread_local bool t_host = false;  // this thread has played API calls (the program's thread)
 
 const char* runtime_name(CUpti_CallbackId cbid) {
   switch (cbid) {
@@ -116,6 +118,7 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   std::lock_guard lock(g_mu);
   g_activities.erase(kind);
   log_switch(kind, "disable");
+  if (t_host) log_switch(kind, "disable-on-host-thread");
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t* size, void* value) {
@@ -192,6 +195,7 @@ CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t) { return CUPTI_SUCCESS
 void fake_cupti_call(CUpti_CallbackId cbid, CUpti_ApiCallbackSite site, uint32_t correlation, uint64_t* correlation_data,
                      const void* params) {
   CUpti_CallbackFunc callback;
+  t_host = true;
   {
     std::lock_guard lock(g_mu);
     if (site == CUPTI_API_EXIT && t_inside.count(cbid) > 0) {  // its ENTER was delivered

@@ -438,6 +438,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 // its report.
 struct RecordSwitches {
   std::size_t enables = 0, disables = 0;
+  std::size_t disables_on_host = 0;  // of the disables, those made on the thread that played the API calls
   std::size_t off_inside = 0;  // callbacks switched off while a thread was inside their call
   std::size_t callbacks_off = 0;  // runtime API callbacks switched off (with FAKE_CUPTI_LOG_CALLBACKS=1)
   std::uint64_t records = 0;
@@ -470,6 +471,7 @@ std::optional<RecordSwitches> play_record_setting(std::vector<std::pair<const ch
   for (const auto& [event, at] : *played) {
     r.enables += event == "enable";
     r.disables += event == "disable";
+    r.disables_on_host += event == "disable-on-host-thread";
     r.off_inside += event == "callback-off-inside";
     r.callbacks_off += event == "callback-off";
   }
@@ -853,6 +855,40 @@ TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
   EXPECT_EQ(r->off_inside, 0u) << out;
   ASSERT_EQ(r->report.sites.size(), 1u);
   EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
+}
+
+// SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH=1 (a trial): with records in every stretch, switched at the program's
+// syncs and launches, and few syncs, each stretch's
+// end that a launch's return takes on the program's thread switches the kernel records off there too (the
+// stand-in logs "disable-on-host-thread"), as many times as the probe's debug line says, and every read is
+// recorded; without it the window thread switches every record kind off, never the program's thread.
+TEST_F(Injection, RecordsOffAtSwitchSwitchesTheRecordsOffOnTheProgramsThread) {
+  use_stand_in_cupti();
+  for (bool at_switch : {false, true}) {
+    std::vector<std::pair<const char*, const char*>> env = {
+        {"SYNCLINT_PROBE_GPU_RECORDS", "all"}, {"SYNCLINT_PROBE_SWITCH_AT_SYNC", "1"},  // off by default with `all`
+        {"FAKE_HOST_READ_EVERY", "700"}, {"SYNCLINT_PROBE_SAMPLE", "0.1"}};
+    if (at_switch) env.emplace_back("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH", "1");
+    const auto r = play_record_setting(env, "4000");
+    ASSERT_TRUE(r);
+    const std::string& out = r->out;
+    const std::size_t ends = occurrences(out, "tracing off at");
+    ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
+    EXPECT_GE(r->disables, ends - 1) << out;
+    ASSERT_EQ(r->report.sites.size(), 1u);
+    EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
+    const auto line = out.find("GPU records switched off on the program's thread ");
+    if (!at_switch) {
+      EXPECT_EQ(r->disables_on_host, 0u) << out;
+      EXPECT_EQ(line, std::string::npos) << out;
+      continue;
+    }
+    ASSERT_NE(line, std::string::npos) << out;
+    const unsigned long by_program = std::strtoul(out.c_str() + line + 49, nullptr, 10);
+    EXPECT_GE(by_program, ends - 1) << out;  // the last end may come at exit, with no launch after it
+    EXPECT_EQ(r->disables_on_host, by_program) << out;
+    EXPECT_EQ(r->disables, r->disables_on_host + (ends - by_program)) << out;
+  }
 }
 
 // With SYNCLINT_PROBE_GPU_RECORDS=first the first stretch is the model's only source: it goes on past its
