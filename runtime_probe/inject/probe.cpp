@@ -516,6 +516,14 @@ void describe_work(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const voi
 
 void switch_callbacks(bool windowed, bool on);
 
+// Switches every GPU record kind that traced stretches follow on or off.
+void switch_record_kinds(Probe& p, bool on) {
+  for (auto kind : p.record_kinds) {
+    if (on) p.cupti.activity_enable(kind);
+    else p.cupti.activity_disable(kind);
+  }
+}
+
 // SYNCLINT_PROBE_SWITCH_AT_SYNC: the ENTER of a runtime sync or copy, on a thread inside no launch, switches
 // the launch callbacks as the stretch's start or end that set_traced left pending asks (whichever thread
 // takes it). With `at_launch` (SYNCLINT_PROBE_SWITCH_AT_LAUNCH), the EXIT of an outermost launch takes a
@@ -533,7 +541,7 @@ void switch_at_sync(Probe& p, bool at_launch = false) {
   const auto t0 = std::chrono::steady_clock::now();
   switch_callbacks(true, on == 1);
   if (on == 0 && p.records_off_pending.exchange(false, std::memory_order_acq_rel)) {
-    for (auto kind : p.record_kinds) p.cupti.activity_disable(kind);
+    switch_record_kinds(p, false);
     p.records_off_by_program.fetch_add(1, std::memory_order_relaxed);
   }
   p.switched_by_sync_ns.fetch_add(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -1285,8 +1293,7 @@ void set_traced(bool on) {
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH: the record kinds go off with the callbacks where the program's thread
   // switches them; left pending when the window thread does (below, then, as without it).
-  const bool records_to_program =
-      !on && p.switch_at_sync && p.records_off_at_switch && p.activity_ok && !p.keep_records && !p.keep_callbacks;
+  const bool records_to_program = !on && p.switch_at_sync && p.records_off_at_switch && p.activity_ok && !p.keep_records;
   if (records_to_program) p.records_off_pending.store(true, std::memory_order_release);
   if (p.keep_callbacks) {
     // They stay on: the callbacks read p.traced.
@@ -1310,12 +1317,8 @@ void set_traced(bool on) {
   }
   if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
   const bool records_switched = records_to_program && !p.records_off_pending.exchange(false, std::memory_order_acq_rel);
-  if (p.activity_ok && !p.keep_records && !records_switched) {  // the record kinds follow the stretches while there are records
-    for (auto kind : p.record_kinds) {
-      if (on) p.cupti.activity_enable(kind);
-      else p.cupti.activity_disable(kind);
-    }
-  }
+  if (p.activity_ok && !p.keep_records && !records_switched)  // the record kinds follow the stretches while there are records
+    switch_record_kinds(p, on);
   if (!on && p.gpu_model && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
     p.activity_ok = false;
     p.records_live.store(false);

@@ -858,10 +858,10 @@ TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
 }
 
 // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH=1 (a trial): with records in every stretch, switched at the program's
-// syncs and launches, and few syncs, each stretch's
-// end that a launch's return takes on the program's thread switches the kernel records off there too (the
-// stand-in logs "disable-on-host-thread"), as many times as the probe's debug line says, and every read is
-// recorded; without it the window thread switches every record kind off, never the program's thread.
+// syncs and launches, and few syncs, each stretch's end that a launch's return takes on the program's thread
+// switches the kernel records off there too (the stand-in logs "disable-on-host-thread"), as many times as the
+// probe's debug line says, and every read is recorded; without it the window thread switches every record
+// kind off, never the program's thread.
 TEST_F(Injection, RecordsOffAtSwitchSwitchesTheRecordsOffOnTheProgramsThread) {
   use_stand_in_cupti();
   for (bool at_switch : {false, true}) {
