@@ -1,7 +1,7 @@
 // A model of the GPU's side of traced calls that were recorded without GPU activity records (sampled
-// tracing with SYNCLINT_PROBE_GPU_RECORDS=model, the default: the records are never switched on, because
-// they leave a lasting cost on the H200, and nothing is learned: every duration is a guess until the syncs
-// fit it; with `first`, they are on for the first stretch only; docs/probe.md). It learns from
+// tracing with SYNCLINT_PROBE_GPU_RECORDS=first, the default: the records are on for the first stretch
+// only, because switched on mid-run they leave a lasting cost on the H200; with `model` they are never on
+// and nothing is learned: every duration is a guess until the syncs fit it; docs/probe.md). It learns from
 // the chunks that have records how long the work of each launch takes (by what was launched: kernel
 // function and grid, or copy kind and size), which GPU stream each CUDA stream handle is, and how soon
 // work queued on an idle stream starts after its launch call returns. For the calls marked

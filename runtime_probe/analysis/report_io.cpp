@@ -295,8 +295,8 @@ std::string format_table(const ProbeReport& r, std::size_t max_rows) {
   // savings (a third of the measured one for a Python batch-128 read on the H200, runs 50-51).
   const bool records_free = r.run.gpu_records == "model";
   if (records_free)
-    out += "note: GPU idle times and savings rest on GPU work modelled from the syncs (no GPU activity records, "
-           "the default); --gpu-records first measures the work in the first stretch\n";
+    out += "note: GPU idle times and savings rest on GPU work modelled from the syncs alone (no GPU activity "
+           "records, --gpu-records model); the default, first, measures the work in the first stretch\n";
   // Work first queued after the first stretch has no duration of its own in the GPU model: on the H200
   // recordings, norms estimates resting on such work came out 31-60% low (docs/probe.md).
   if (!records_free && r.modelled_without_duration * 10 > r.modelled_gpu_activities && r.modelled_without_duration > 0)

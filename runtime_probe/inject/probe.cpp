@@ -35,17 +35,18 @@
 //   SYNCLINT_PROBE_LAUNCHES=0, SYNCLINT_PROBE_GPU_RECORD_KINDS=kernel,memcpy,memset,
 //   SYNCLINT_PROBE_RUNTIME_RECORDS=1, SYNCLINT_PROBE_LATENCY=1 diagnostics of the probe's own cost
 //                            (bench/gpu/overhead.sh); they blind the analysis
-//   SYNCLINT_PROBE_GPU_RECORDS=model (the default)  no GPU records: the Activity API is never switched on,
-//                            and the GPU work of every traced launch is modelled (GpuModel), each duration
-//                            fitted to what the syncs show (with the first stretch's records the probe cost
-//                            3 to 5 points more of a launch-bound step on the H200: docs/probe.md). With all
-//                            traced (SYNCLINT_PROBE_SAMPLE=1, --trace, SYNCLINT_PROBE_RECORD) the default is
-//                            `all`. `first`: GPU records in the first stretch only (switched on before the
-//                            program's context exists), later stretches modelled from what it taught; the
-//                            first stretch then goes on until as many launches, copies and reads as before
-//                            the last new one (and 1000) brought no new kind of work or read site, for at
-//                            most SYNCLINT_PROBE_FIRST_MAX_MS (20000). `all`: records in every stretch;
-//                            `none` (or `0`): none and nothing modelled (a diagnostic)
+//   SYNCLINT_PROBE_GPU_RECORDS=first (the default)  GPU records in the first stretch only (switched on before
+//                            the program's context exists), the GPU work of later stretches modelled from
+//                            what it taught (GpuModel), each duration fitted to what the syncs show; the
+//                            first stretch goes on until as many launches, copies and reads as before the
+//                            last new one (and 1000) brought no new kind of work or read site, for at most
+//                            SYNCLINT_PROBE_FIRST_MAX_MS (20000). With all traced (SYNCLINT_PROBE_SAMPLE=1,
+//                            --trace, SYNCLINT_PROBE_RECORD) the default is `all`. `model`: no GPU records,
+//                            the Activity API never switched on, every duration a guess until the syncs fit
+//                            it: a GPU-bound step whose queue grows all step then looks idle in its first
+//                            part, and its reads' savings come out several times too high (run 61 on the
+//                            H200: +233%). `all`: records in every stretch; `none` (or `0`): none and
+//                            nothing modelled (a diagnostic)
 //   SYNCLINT_PROBE_SWITCH_AT_SYNC=1  a stretch's start and end switch the launch callbacks on and off on
 //                            the program's thread, in the ENTER callback of its next sync or copy (where it
 //                            is inside no launch), rather than on the window thread at any moment; after
@@ -60,11 +61,14 @@
 //                            stayed higher afterwards: on the H200, launch-bound C++ batch 16 cost +7.0% a step
 //                            with the window thread's switch-off and +1.6% with this one (run 59, one VM, 31
 //                            rounds each, interleaved; +1.9% over 62 more rounds in run 60)
-//   SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH=1  a trial, not yet run on a GPU: where a sync or a launch's return
-//                            switches a stretch's launch callbacks off on the program's thread, the GPU
-//                            record kinds (GPU_RECORDS first or all) are switched off there too, right after,
-//                            rather than by the window thread once it is done; the window thread still
-//                            does it when it made the switch itself
+//   SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH  with SWITCH_AT_SYNC, on unless set to 0: where a sync or a launch's
+//                            return switches a stretch's launch callbacks off on the program's thread, the
+//                            GPU record kinds (GPU_RECORDS first or all) are switched off there too, right
+//                            after, rather than by the window thread once it is done; the window thread
+//                            still does it when it made the switch itself. On the H200, launch-bound C++
+//                            batch 16 cost +1.2% a step with the first stretch's records switched off so,
+//                            and +2.0% without any records (runs 62 and 65, one VM, 50 rounds each,
+//                            interleaved), where the window thread's switch-off had cost 3 to 5 points more
 //   SYNCLINT_PROBE_KEEP_CALLBACKS=1  a diagnostic: the launch callbacks are switched on once and never off;
 //                            outside the stretches they return at once
 //   SYNCLINT_PROBE_CALLBACK_NS  the host time each recorded call costs outside its own start and end
@@ -1201,19 +1205,19 @@ void build_tables(CUpti_CallbackDomain domain, std::uint32_t size, std::vector<E
 
 // SYNCLINT_PROBE_GPU_RECORDS: in which stretches the Activity API's records are on.
 enum class GpuRecords {
-  Model,  // the default: none, every stretch modelled, durations from the syncs alone (GpuModel; docs/probe.md)
-  First,  // the first stretch only; the later stretches' GPU work is modelled from what it taught
+  First,  // the default: the first stretch only; the later stretches' GPU work is modelled from what it taught
+  Model,  // none, every stretch modelled, durations from the syncs alone (GpuModel; docs/probe.md)
   All,    // every stretch: each switch on mid-run leaves a cost on the H200 (docs/probe.md, runs 18-24)
   None,   // none (a diagnostic of the probe's own cost: the analysis sees no GPU work)
 };
 
 GpuRecords gpu_records_from(const char* v) {
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "model") == 0) return GpuRecords::Model;
-  if (std::strcmp(v, "first") == 0) return GpuRecords::First;
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "first") == 0) return GpuRecords::First;
+  if (std::strcmp(v, "model") == 0) return GpuRecords::Model;
   if (std::strcmp(v, "all") == 0 || std::strcmp(v, "1") == 0) return GpuRecords::All;
   if (std::strcmp(v, "0") == 0 || std::strcmp(v, "none") == 0) return GpuRecords::None;
-  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not model, first, all or none; using model");
-  return GpuRecords::Model;
+  report_error(std::string("SYNCLINT_PROBE_GPU_RECORDS=") + v + " is not model, first, all or none; using first");
+  return GpuRecords::First;
 }
 
 // The setting's name in the report (RunInfo::gpu_records).
@@ -1372,13 +1376,10 @@ int initialize() {
   p.requests.set_past_start(env_flag_default("SYNCLINT_PROBE_REQUEST_PAST_START", true));
   // A trace or a recorded stream needs every event.
   if (env_flag("SYNCLINT_PROBE_TRACE") || opt.record_max_calls > 0) p.sample = 1;
-  const char* records_setting = std::getenv("SYNCLINT_PROBE_GPU_RECORDS");
-  GpuRecords gpu_records = gpu_records_from(records_setting);
+  GpuRecords gpu_records = gpu_records_from(std::getenv("SYNCLINT_PROBE_GPU_RECORDS"));
   // Everything traced (--trace, SYNCLINT_PROBE_SAMPLE=1, a recorded stream): the first stretch never ends,
-  // so its records stay on and there is nothing to model, unless `model` was asked for by name.
-  const bool model_by_name = records_setting != nullptr && std::strcmp(records_setting, "model") == 0;
-  if (p.sample >= 1 && (gpu_records == GpuRecords::First || (gpu_records == GpuRecords::Model && !model_by_name)))
-    gpu_records = GpuRecords::All;
+  // so its records stay on and there is nothing to model, unless `model` was asked for.
+  if (p.sample >= 1 && gpu_records == GpuRecords::First) gpu_records = GpuRecords::All;
   if (gpu_records == GpuRecords::First || gpu_records == GpuRecords::Model) p.gpu_model = opt.model_gpu = true;
   if (gpu_records == GpuRecords::Model) p.records_live = false;  // every traced call is modelled, from the start
   p.run.gpu_records = gpu_records_name(gpu_records);
@@ -1402,7 +1403,7 @@ int initialize() {
   p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
   p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.gpu_model);
   p.switch_at_launch = p.switch_at_sync && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_LAUNCH", true);
-  p.records_off_at_switch = env_flag("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH");
+  p.records_off_at_switch = env_flag_default("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH", true);
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -529,10 +529,10 @@ TEST_F(Injection, GpuRecordsFirstSwitchesTheRecordsOnlyForTheFirstStretchAndMode
   EXPECT_GT(site.predicted_saving_ms, 0.0);
 }
 
-// SYNCLINT_PROBE_GPU_RECORDS picks the stretches with records: unset, as `first` (the model); `all` switches
-// them on again for the requested stretch and models nothing; `model` never switches them on and models
-// every traced launch, the first stretch's too, from the syncs alone; `0` never switches them on and models
-// nothing; another value is said and taken as `first`.
+// SYNCLINT_PROBE_GPU_RECORDS picks the stretches with records: unset, as `first` (records in the first
+// stretch, the later ones modelled); `all` switches them on again for the requested stretch and models
+// nothing; `model` never switches them on and models every traced launch, the first stretch's too, from the
+// syncs alone; `0` never switches them on and models nothing; another value is said and taken as `first`.
 TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
   use_stand_in_cupti();
   struct Case {
@@ -541,9 +541,9 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     bool modelled;
     const char* reported;  // the report's run.gpu_records
   };
-  for (const Case& c : {Case{nullptr, 0, true, "model"}, Case{"first", 1, true, "first"}, Case{"all", 2, false, "all"},
+  for (const Case& c : {Case{nullptr, 1, true, "first"}, Case{"first", 1, true, "first"}, Case{"all", 2, false, "all"},
                         Case{"model", 0, true, "model"}, Case{"0", 0, false, "none"}, Case{"none", 0, false, "none"},
-                        Case{"everywhere", 0, true, "model"}}) {
+                        Case{"everywhere", 1, true, "first"}}) {
     std::vector<std::pair<const char*, const char*>> env = {{"SYNCLINT_PROBE_FIRST_MAX_MS", "1"}};
     if (c.value != nullptr) env.emplace_back("SYNCLINT_PROBE_GPU_RECORDS", c.value);
     const auto r = play_record_setting(env);
@@ -553,7 +553,7 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
     if (c.enables == 2) EXPECT_GE(r->enables, 2u) << what << "\n" << r->out;
     else EXPECT_EQ(r->enables, c.enables) << what << "\n" << r->out;
     EXPECT_EQ(r->modelled.has_value(), c.modelled) << what << "\n" << r->out;
-    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not model, first, all or none; using model") != std::string::npos,
+    EXPECT_EQ(r->out.find("SYNCLINT_PROBE_GPU_RECORDS=everywhere is not model, first, all or none; using first") != std::string::npos,
               what == "everywhere")
         << r->out;
     ASSERT_EQ(r->report.sites.size(), 1u) << what;
@@ -591,7 +591,7 @@ TEST_F(Injection, GpuRecordsSettingPicksTheStretchesWithRecords) {
 }
 
 // `synclint probe --gpu-records` hands the setting to the probe, which names it in the report; without
-// it the probe's default (model) holds, and --trace keeps the records on.
+// it the probe's default (first) holds, and --trace keeps the records on.
 TEST_F(Injection, SynclintProbeGpuRecordsOptionPicksTheSetting) {
 #ifndef SYNCLINT_EXE
   GTEST_SKIP() << "built without the synclint CLI";
@@ -601,7 +601,7 @@ TEST_F(Injection, SynclintProbeGpuRecordsOptionPicksTheSetting) {
     std::vector<std::string> options;
     const char* reported;
   };
-  for (const Case& c : {Case{{}, "model"}, Case{{"--gpu-records", "first"}, "first"}, Case{{"--gpu-records", "all"}, "all"},
+  for (const Case& c : {Case{{}, "first"}, Case{{"--gpu-records", "model"}, "model"}, Case{{"--gpu-records", "all"}, "all"},
                         Case{{"--gpu-records", "none"}, "none"}, Case{{"--trace", (dir_ / "t.json").string()}, "all"}}) {
     const fs::path report = dir_ / "r.json";
     std::vector<std::string> argv = {SYNCLINT_EXE, "probe", "-o", report.string()};
@@ -857,36 +857,50 @@ TEST_F(Injection, SwitchAtLaunchEndsAStretchAtTheNextLaunchsReturn) {
   EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
 }
 
-// SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH=1 (a trial): with records in every stretch, switched at the program's
+// SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH (on unless 0): with records in every stretch, switched at the program's
 // syncs and launches, and few syncs, each stretch's end that a launch's return takes on the program's thread
 // switches the kernel records off there too (the stand-in logs "disable-on-host-thread"), as many times as the
-// probe's debug line says, and every read is recorded; without it the window thread switches every record
-// kind off, never the program's thread.
+// probe's debug line says, and every read is recorded; set to 0, the window thread switches every record kind
+// off, never the program's thread. With the defaults (records in the first stretch only), the first
+// stretch's records are switched off once, on the program's thread.
 TEST_F(Injection, RecordsOffAtSwitchSwitchesTheRecordsOffOnTheProgramsThread) {
   use_stand_in_cupti();
-  for (bool at_switch : {false, true}) {
-    std::vector<std::pair<const char*, const char*>> env = {
-        {"SYNCLINT_PROBE_GPU_RECORDS", "all"}, {"SYNCLINT_PROBE_SWITCH_AT_SYNC", "1"},  // off by default with `all`
-        {"FAKE_HOST_READ_EVERY", "700"}, {"SYNCLINT_PROBE_SAMPLE", "0.1"}};
-    if (at_switch) env.emplace_back("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH", "1");
+  struct Case {
+    const char* records;    // SYNCLINT_PROBE_GPU_RECORDS; nullptr: unset (first)
+    const char* at_switch;  // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH; nullptr: unset (on)
+  };
+  for (const Case& c : {Case{"all", "0"}, Case{"all", nullptr}, Case{"all", "1"}, Case{nullptr, nullptr}}) {
+    const bool all = c.records != nullptr, on = c.at_switch == nullptr || std::string(c.at_switch) != "0";
+    SCOPED_TRACE(std::string(all ? "all" : "(default)") + ", records off at switch " + (c.at_switch ? c.at_switch : "(unset)"));
+    std::vector<std::pair<const char*, const char*>> env = {{"FAKE_HOST_READ_EVERY", "700"}, {"SYNCLINT_PROBE_SAMPLE", "0.1"}};
+    if (all) env.insert(env.end(), {{"SYNCLINT_PROBE_GPU_RECORDS", c.records}, {"SYNCLINT_PROBE_SWITCH_AT_SYNC", "1"}});  // off by default with `all`
+    else env.emplace_back("SYNCLINT_PROBE_FIRST_MAX_MS", "1");
+    if (c.at_switch != nullptr) env.emplace_back("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH", c.at_switch);
     const auto r = play_record_setting(env, "4000");
     ASSERT_TRUE(r);
     const std::string& out = r->out;
     const std::size_t ends = occurrences(out, "tracing off at");
     ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
-    EXPECT_GE(r->disables, ends - 1) << out;
     ASSERT_EQ(r->report.sites.size(), 1u);
     EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
     const auto line = out.find("GPU records switched off on the program's thread ");
-    if (!at_switch) {
+    if (!on) {
+      EXPECT_GE(r->disables, ends - 1) << out;
       EXPECT_EQ(r->disables_on_host, 0u) << out;
       EXPECT_EQ(line, std::string::npos) << out;
       continue;
     }
     ASSERT_NE(line, std::string::npos) << out;
     const unsigned long by_program = std::strtoul(out.c_str() + line + 49, nullptr, 10);
-    EXPECT_GE(by_program, ends - 1) << out;  // the last end may come at exit, with no launch after it
     EXPECT_EQ(r->disables_on_host, by_program) << out;
+    if (!all) {  // only the first stretch had records
+      EXPECT_EQ(r->enables, 1u) << out;
+      EXPECT_EQ(by_program, 1u) << out;
+      EXPECT_EQ(r->disables, 1u) << out;
+      continue;
+    }
+    EXPECT_GE(r->disables, ends - 1) << out;
+    EXPECT_GE(by_program, ends - 1) << out;  // the last end may come at exit, with no launch after it
     EXPECT_EQ(r->disables, r->disables_on_host + (ends - by_program)) << out;
   }
 }

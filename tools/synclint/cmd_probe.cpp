@@ -347,9 +347,10 @@ void add_probe_command(CLI::App& app, int& exit_code) {
                   "libsynclint_torch_ops.so built against the program's own LibTorch (docs/probe.md)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--gpu-records", args->gpu_records,
-                  "Where the GPU's activity records are on: model (the default: none, the GPU timeline modelled "
-                  "from the syncs, the probe's lowest cost), first (the first stretch: measured GPU idle there), "
-                  "all (every stretch), none (nothing of the GPU); with --trace the default is all (docs/probe.md)")
+                  "Where the GPU's activity records are on: first (the default: the first stretch, later ones "
+                  "modelled from what it measured), model (none: the GPU timeline modelled from the syncs alone, "
+                  "several times too high for a GPU-bound loop), all (every stretch), none (nothing of the GPU); "
+                  "with --trace the default is all (docs/probe.md)")
       ->check(CLI::IsMember({"model", "first", "all", "none"}));
   cmd->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
   cmd->add_option("command", args->command, "The command to run with the probe, after --");

@@ -371,7 +371,8 @@ TEST(ProbeReportIo, TheGpuRecordsSettingIsKeptMergedAndNamedInTheTable) {
   EXPECT_EQ(merged_model.runs[1].gpu_records, "model");
 
   const std::string records_free = format_table(model);
-  EXPECT_NE(records_free.find("note: GPU idle times and savings rest on GPU work modelled from the syncs (no GPU activity records, the default)"), std::string::npos)
+  EXPECT_NE(records_free.find("note: GPU idle times and savings rest on GPU work modelled from the syncs alone (no GPU activity records, "
+                                  "--gpu-records model)"), std::string::npos)
       << records_free;
   EXPECT_EQ(records_free.find("had no duration learned"), std::string::npos) << records_free;
   const std::string learned = format_table(first);
