@@ -1297,7 +1297,7 @@ void set_traced(bool on) {
   g_epoch.fetch_add(1, std::memory_order_relaxed);
   // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH: the record kinds go off with the callbacks where the program's thread
   // switches them; left pending when the window thread does (below, then, as without it).
-  const bool records_to_program = !on && p.switch_at_sync && p.records_off_at_switch && p.activity_ok && !p.keep_records;
+  const bool records_to_program = !on && p.records_off_at_switch && p.activity_ok && !p.keep_records;
   if (records_to_program) p.records_off_pending.store(true, std::memory_order_release);
   if (p.keep_callbacks) {
     // They stay on: the callbacks read p.traced.
@@ -1403,7 +1403,7 @@ int initialize() {
   p.keep_callbacks = env_flag("SYNCLINT_PROBE_KEEP_CALLBACKS");
   p.switch_at_sync = !p.keep_callbacks && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_SYNC", p.gpu_model);
   p.switch_at_launch = p.switch_at_sync && env_flag_default("SYNCLINT_PROBE_SWITCH_AT_LAUNCH", true);
-  p.records_off_at_switch = env_flag_default("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH", true);
+  p.records_off_at_switch = p.switch_at_sync && env_flag_default("SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH", true);
 
   CUptiResult r = p.cupti.subscribe(&p.subscriber, on_callback, nullptr);
   if (r != CUPTI_SUCCESS) {

@@ -883,7 +883,8 @@ TEST_F(Injection, RecordsOffAtSwitchSwitchesTheRecordsOffOnTheProgramsThread) {
     ASSERT_GE(ends, 2u) << "no stretch ended after the first\n" << out;
     ASSERT_EQ(r->report.sites.size(), 1u);
     EXPECT_EQ(r->report.sites[0].calls, 6u);  // steps 0, 700, ..., 3500
-    const auto line = out.find("GPU records switched off on the program's thread ");
+    const std::string by_program_line = "GPU records switched off on the program's thread ";
+    const auto line = out.find(by_program_line);
     if (!on) {
       EXPECT_GE(r->disables, ends - 1) << out;
       EXPECT_EQ(r->disables_on_host, 0u) << out;
@@ -891,7 +892,7 @@ TEST_F(Injection, RecordsOffAtSwitchSwitchesTheRecordsOffOnTheProgramsThread) {
       continue;
     }
     ASSERT_NE(line, std::string::npos) << out;
-    const unsigned long by_program = std::strtoul(out.c_str() + line + 49, nullptr, 10);
+    const unsigned long by_program = std::strtoul(out.c_str() + line + by_program_line.size(), nullptr, 10);
     EXPECT_EQ(r->disables_on_host, by_program) << out;
     if (!all) {  // only the first stretch had records
       EXPECT_EQ(r->enables, 1u) << out;
