@@ -716,7 +716,9 @@ TEST_F(Injection, TheModelLearnsAGraphLaunchAndModelsItLater) {
   const SiteResult& site = r->report.sites[0];
   EXPECT_EQ(site.calls, 1500u);
   EXPECT_GT(site.traced_calls, 200u) << "the requested stretch traced no reads";
-  EXPECT_GE(r->records, 3u * 20) << "the first stretch's graph kernels";
+  // At least one graph launch's three kernels (the 1 ms stretch holds about 20 steps on an idle machine, a
+  // few under load: the count is not the point, that a graph was recorded to learn from is).
+  EXPECT_GE(r->records, 3u) << "the first stretch recorded no graph kernels";
   ASSERT_TRUE(r->modelled) << r->out;
   const auto [modelled, unknown] = *r->modelled;
   // A graph and a copy for each read traced after the first stretch (whose steps have 3 kernel records each).
