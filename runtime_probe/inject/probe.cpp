@@ -1295,9 +1295,10 @@ void set_traced(bool on) {
   std::lock_guard lock(p.cupti_mu);
   if (!on) p.traced.store(false);  // calls from now on are counted, not analysed
   g_epoch.fetch_add(1, std::memory_order_relaxed);
+  const bool records_follow = p.activity_ok && !p.keep_records;  // the record kinds follow the stretches
   // SYNCLINT_PROBE_RECORDS_OFF_AT_SWITCH: the record kinds go off with the callbacks where the program's thread
   // switches them; left pending when the window thread does (below, then, as without it).
-  const bool records_to_program = !on && p.records_off_at_switch && p.activity_ok && !p.keep_records;
+  const bool records_to_program = !on && records_follow && p.records_off_at_switch;
   if (records_to_program) p.records_off_pending.store(true, std::memory_order_release);
   if (p.keep_callbacks) {
     // They stay on: the callbacks read p.traced.
@@ -1320,9 +1321,9 @@ void set_traced(bool on) {
     switch_callbacks(true, on);
   }
   if (p.torch_ops_enable != nullptr) p.torch_ops_enable(on ? 1 : 0);
-  const bool records_switched = records_to_program && !p.records_off_pending.exchange(false, std::memory_order_acq_rel);
-  if (p.activity_ok && !p.keep_records && !records_switched)  // the record kinds follow the stretches while there are records
-    switch_record_kinds(p, on);
+  // Still this thread's to switch: not handed to the program's thread, or handed and not taken there.
+  const bool records_here = !records_to_program || p.records_off_pending.exchange(false, std::memory_order_acq_rel);
+  if (records_follow && records_here) switch_record_kinds(p, on);
   if (!on && p.gpu_model && p.records_live.load()) {  // never on again mid-run: later stretches are modelled
     p.activity_ok = false;
     p.records_live.store(false);
