@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# usage: [RUNS=3] [JOBS=2] [CORPUS=DIR] [BUILD=build] bench/corpus.sh
 # Corpus benchmark: the Python sources of Debian's python3-torch (about 1,100 files, 380k lines).
 # Measures, in one run, wall time and peak memory (GNU time -v) of
 #   (a) synclint check --format json -j2 on the corpus,
@@ -6,7 +7,6 @@
 #   (c) flake8 -j2 (Debian's) on the same files,
 # RUNS times each (default 3), and prints a markdown table of the medians.
 # Installs what it needs (python3-torch flake8 time) and builds synclint in $BUILD (default build/).
-#   bench/corpus.sh            RUNS=5 bench/corpus.sh            CORPUS=/some/tree bench/corpus.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,26 +1,24 @@
-// How well the GPU model stands in for the GPU records (FROM 0: SYNCLINT_PROBE_GPU_RECORDS=model, the
-// default; `settle`: =first): takes a fully traced recording (SYNCLINT_PROBE_SAMPLE=1
-// SYNCLINT_PROBE_RECORD=1), drops its GPU records from a given
-// point on and models them from the records before it (recording_as_modelled, GpuModel), and prints, per
-// site, the recorded estimates beside the modelled ones.
+// How well the GPU model stands in for the GPU records: takes a fully traced recording (SYNCLINT_PROBE_RECORD=1,
+// bench/gpu/record_streams.sh), drops its GPU records from a given point on and models them from the records
+// before it (recording_as_modelled, GpuModel), and prints, per site, the recorded estimates beside the
+// modelled ones.
 //
-//   model_check [--without-model] [--window-ms N] [--first-scale F] [--callback-ns N] [--dump FILE] STREAM.json FROM...
+// usage: model_check [--without-model] [--window-ms N] [--first-scale F] [--callback-ns N] [--dump FILE] STREAM.json FROM...
 //
-// FROM: where the records end, in % of the host calls, or `settle`: where the probe's first stretch would
-// have ended (KeySettling over the recorded launch families, from 1 s after the run's start to 20 s at
-// most, the defaults of SYNCLINT_PROBE_FIRST_MS and SYNCLINT_PROBE_FIRST_MAX_MS). --without-model drops
-// the records the same way and models nothing: what the estimates would be without the model.
+// FROM: where the records end, in % of the host calls (0: every GPU activity modelled from the syncs alone,
+// as SYNCLINT_PROBE_GPU_RECORDS=model does), or `settle`: where the probe's first stretch would have ended
+// (SYNCLINT_PROBE_GPU_RECORDS=first, the default: KeySettling over the recorded launch families, from 1 s
+// after the run's start to 20 s at most, the defaults of SYNCLINT_PROBE_FIRST_MS and
+// SYNCLINT_PROBE_FIRST_MAX_MS). --without-model drops the records the same way and models nothing: what the
+// estimates would be without the model.
 // --window-ms N hands the stream over in windows of N ms, each learned from, modelled and analysed in
 // turn, as the probe's recorder does (its default window is 2000 ms); without it, the whole stream is one.
 // --first-scale F lengthens every GPU record before FROM by F (end = start + F x duration) before the model
-// learns from them: what the estimates become when the first stretch's durations are off by F, as the
-// syncs of later stretches found them on the H200 (about 1.3-2: docs/probe.md, "The fixed model on the
-// H200").
+// learns from them: what the estimates become when the first stretch's durations are off by F.
 // --callback-ns N replays both, the recorded and the modelled, with N ns of the probe's time taken out of
 // the host's gap before each call (EventStream::callback_overhead_ns; default: the recording's own).
 // --dump FILE writes the stream the analysis saw for the last FROM (the recording with its later records
-// replaced by the modelled ones) in the recording's own format, to set beside the recording
-// (bench/gpu/interval_idle.py: where each modelled sync interval's GPU idle goes).
+// replaced by the modelled ones) in the recording's own format, to set beside the recording.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

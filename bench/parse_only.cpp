@@ -1,6 +1,6 @@
 // The parse-only floor for the corpus benchmark: reads the same files and parses them with the same
 // tree-sitter build as synclint (synclint_tree_sitter_python), on N threads, and does nothing else.
-//   synclint-parse-only [-j N] PATH...   (folders: every *.py below them)
+// usage: synclint-parse-only [-j N] PATH...   (folders: every *.py below them)
 #include <tree_sitter/api.h>
 
 #include <atomic>

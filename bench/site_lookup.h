@@ -1,5 +1,4 @@
-// Shared by the recording checks (sampling_check, model_check): a site's short label and its result in a
-// report.
+// model_check's site helpers: a site's short label and its result in a report.
 #pragma once
 
 #include <string>

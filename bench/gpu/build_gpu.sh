@@ -1,3 +1,4 @@
+# usage: source bench/gpu/build_gpu.sh; build_gpu LOG_DIR [train-only]
 # Sourced by the GPU scripts (bash): builds synclint with the probe library (build-gpu/) and train_cpp
 # against the torch package's LibTorch (build-gpu-train/), in parallel, from the repository root; the
 # header-only packages and tree-sitter sources come from .carry/ when the machine lacks them

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Step time of a small CNN under four ways of logging training statistics.
 
+usage: cnn_bench.py [--mode MODE... | all] [--batch N...] [--steps 300] [--warmup 50] [--reps 3]
+                    [--interval 50] [--order rotate|fixed] [--seed 0] [--json OUT.json]
+
 The network: five 3x3 convolutions, each followed by batch normalisation and ReLU (max-pooling after the
 first four), global average pooling and a linear layer to 10 classes: 22 parameter tensors. Synthetic
 64x64 RGB images live on the GPU, so no host-to-device copy happens in the loop. SGD with momentum.
@@ -13,7 +16,7 @@ Logging modes (what each training step does after optimizer.step()):
            --interval steps (one sync per interval)
   compute  reference, not a logging style: the batched mode's GPU work (22 norms, stack, buffer write)
            without ever copying, so no sync at all. Against it, the batched mode's difference is the cost
-           of its synchronizations alone (see docs/probe.md, "GPU validation").
+           of its synchronizations alone (docs/validation.md).
   unread   reference: the norms mode without its reads (the 22 norms computed and kept until the next
            step, never read). Against it, the norms mode's difference is the cost of its reads alone:
            compute also stacks the norms and writes them to a buffer, host work that a launch-bound

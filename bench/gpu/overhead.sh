@@ -1,35 +1,35 @@
 #!/usr/bin/env bash
-# Where the runtime probe's own overhead comes from, on a GPU machine. Builds only the probe library
-# (SYNCLINT_PROBE_ONLY, header-only deps from .carry/ when missing), then runs the CNN benchmark's mode
-# `none` (no syncs of its own) in separate processes: unprobed, and probed with parts of the probe
-# switched off one at a time. The variants are interleaved ROUNDS times so that drift of the machine
-# affects all of them alike. Each process reports ms/step (medians of REPS x STEPS) and its CPU time.
+# The runtime probe's overhead, on a GPU machine (the documented protocol: docs/validation.md, "Overhead").
 #
-#   bench/gpu/overhead.sh                      # Python, batch 128 (where the overhead shows)
-#   BATCHES="16 128" VARIANTS="unprobed full" bench/gpu/overhead.sh
-#   LANGS="py cpp" bench/gpu/overhead.sh       # also train_cpp (built against the torch package's LibTorch)
-#   BENCH=launch bench/gpu/overhead.sh         # launch_cost.py: us per kernel launch (host-bound, low noise)
-#   VARIANTS="unprobed default unprobed+CUDA_MODULE_LOADING=EAGER CUDA_MODULE_LOADING=EAGER" bench/gpu/overhead.sh
-#                                               # VAR=value+...: probed with that environment; unprobed+...: not probed
-#   LANGS=cpp VARIANTS="unprobed default torchops" bench/gpu/overhead.sh   # torchops: C++ reads timed by the
-#                                               # LibTorch shim (SYNCLINT_PROBE_TORCH_OPS), built beside train_cpp;
-#                                               # torchops-debug: the same with SYNCLINT_PROBE_DEBUG=1 (switch logs)
-#   PIN=2-5 bench/gpu/overhead.sh               # every process on the same CPUs (taskset -c): a launch-bound
-#                                               # loop then does not move between cores of unequal speed
-#   ORDER=fixed bench/gpu/overhead.sh           # the variants in the order given in every round; by default
-#                                               # (rotate) round r starts with the r-th variant, so that no
-#                                               # variant always runs right after the same other one
+#   usage: [LANGS=cpp] [BATCHES=16] [ROUNDS=30] [PIN=2-5] [VARIANTS="unprobed debug"] bench/gpu/overhead.sh
 #
-# Output: $OUT/overhead.tsv (variant, lang, batch, round, ms/step of each rep, user s, sys s; read by
-# overhead_phases.py for the cost over the course of each run) and the
-# per-run JSON / stderr in $OUT/runs/.
+# Builds the probe library (SYNCLINT_PROBE_ONLY; header-only deps from .carry/ when missing) and, for C++,
+# train_cpp against the torch package's LibTorch, then runs the CNN benchmark's mode `none` (no syncs of its
+# own) in separate processes, one per variant, the variants interleaved ROUNDS times so that the machine's
+# drift affects all of them alike. Each process reports ms/step (medians of REPS x STEPS) and its CPU time.
+# Variants:
+#   unprobed            no probe
+#   default             the probe's defaults (sampled tracing, GPU records in the first stretch)
+#   debug               the defaults with SYNCLINT_PROBE_DEBUG=1 (each tracing switch in the process's stderr)
+#   full                everything traced (SYNCLINT_PROBE_SAMPLE=1)
+#   torchops            C++: the defaults with the LibTorch shim (synclint probe --torch-ops)
+#   VAR=value+...       the probe with these settings (docs/probe.md, "Settings")
+#   unprobed+VAR=value  no probe, with this environment
+# PIN=CPUS runs every process on the same CPUs (taskset -c): a launch-bound loop then does not move between
+# cores of unequal speed. By default round r starts with the r-th variant (ORDER=fixed: the order given).
+# TIME_BUDGET_S stops before the next process once spent.
+#
+# Output (OUT, default bench/out/overhead, git-ignored): overhead.tsv (variant, lang, batch, round, ms/step of
+# each rep, user s, sys s), runs.tar.gz (each process's JSON and stderr) and summary.txt
+# (bench/gpu/overhead_rounds.py: per variant, the median over rounds of probed / unprobed of the same round,
+# with a bootstrap interval).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-OUT="${OUT:-$root/bench/results/local-overhead}"
-ROUNDS="${ROUNDS:-2}" STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
-BATCHES="${BATCHES:-128}" LANGS="${LANGS:-py}" BENCH="${BENCH:-cnn}"
-VARIANTS="${VARIANTS:-unprobed default full nodriver nolaunch nogpu syncsonly rtrecords}"
+OUT="${OUT:-$root/bench/out/overhead}"
+ROUNDS="${ROUNDS:-30}" STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
+BATCHES="${BATCHES:-16}" LANGS="${LANGS:-cpp}"
+VARIANTS="${VARIANTS:-unprobed debug}"
 ORDER="${ORDER:-rotate}"
 [[ $ORDER == rotate || $ORDER == fixed ]] || { echo "overhead: ORDER=$ORDER is not rotate or fixed" >&2; exit 2; }
 read -ra variants <<<"$VARIANTS"
@@ -59,22 +59,14 @@ variant_env() {
     unprobed) ;;
     default) echo "$probe" ;;  # the probe's defaults (sampled)
     full) printf '%s\n' "${full[@]}" ;;
-    nodriver) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 ;;
-    nolaunch) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_LAUNCHES=0 ;;
-    nogpu) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_GPU_RECORDS=0 ;;
-    syncsonly) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_GPU_RECORDS=0 ;;
-    rtrecords) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_RUNTIME_RECORDS=1 ;;
     debug) printf '%s\n' "$probe" SYNCLINT_PROBE_DEBUG=1 ;;
     torchops) printf '%s\n' "$probe" SYNCLINT_PROBE_TORCH_OPS="$root/build-gpu-train/torch_ops/libsynclint_torch_ops.so" ;;
-    torchops-debug) printf '%s\n' "$probe" SYNCLINT_PROBE_DEBUG=1 SYNCLINT_PROBE_TORCH_OPS="$root/build-gpu-train/torch_ops/libsynclint_torch_ops.so" ;;
-    latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_LATENCY=1 ;;
-    nolaunch-latency) printf '%s\n' "${full[@]}" SYNCLINT_PROBE_DRIVER=0 SYNCLINT_PROBE_LAUNCHES=0 SYNCLINT_PROBE_LATENCY=1 ;;
     unprobed+*) printf '%s\n' ${1#unprobed+} | tr '+' '\n' ;;  # unprobed+VAR=value+...: no probe
     *) printf '%s\n' "$probe" ${1//+/ } ;;  # VAR=value+VAR=value
   esac
 }
 
-printf 'variant\tlang\tbatch\tround\tms_per_step_or_us_per_launch\tuser_s\tsys_s\n' >"$OUT/overhead.tsv"
+printf 'variant\tlang\tbatch\tround\tms_per_step\tuser_s\tsys_s\n' >"$OUT/overhead.tsv"
 for ((r = 1; r <= ROUNDS; r++)); do
   shift_by=0
   [[ $ORDER == rotate ]] && shift_by=$(((r - 1) % ${#variants[@]}))
@@ -84,10 +76,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
       for v in "${round_variants[@]}"; do
         ((SECONDS < deadline)) || { echo "overhead: time budget spent, skipping the rest" >&2; break 4; }
         name="$lang-$v-$b-r$r"
-        if [[ $BENCH == launch ]]; then
-          [[ $lang == py ]] || continue
-          cmd=(python3 bench/gpu/launch_cost.py --reps "$REPS")
-        elif [[ $lang == py ]]; then
+        if [[ $lang == py ]]; then
           cmd=(python3 bench/gpu/cnn_bench.py --mode none --batch "$b" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
         else
           [[ -n $train_cpp ]] || continue
@@ -102,7 +91,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
           >"$OUT/runs/$name/stdout.txt" 2>"$OUT/runs/$name/stderr.txt"
         rc=$?
         cpu=$(tail -1 "$OUT/runs/$name/stderr.txt")
-        ms=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join("%.4f" % x.get("ms_per_step", x.get("us_per_launch", 0)) for x in d["results"]))' \
+        ms=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join("%.4f" % x["ms_per_step"] for x in d["results"]))' \
           "$OUT/runs/$name/bench.json" 2>/dev/null || echo "rc=$rc")
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$lang" "$b" "$r" "$ms" ${cpu:-? ?} | tee -a "$OUT/overhead.tsv"
         echo "  $name: $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}") s" >&2
@@ -113,3 +102,4 @@ done
 # The per-process folders keep each run's stderr (with SYNCLINT_PROBE_DEBUG=1, its tracing switches): one
 # archive, since variant names (VAR=value) are not plain file names everywhere the results travel.
 tar -czf "$OUT/runs.tar.gz" -C "$OUT" runs 2>/dev/null || echo "overhead: could not archive $OUT/runs" >&2
+python3 bench/gpu/overhead_rounds.py "$OUT/overhead.tsv" | tee "$OUT/summary.txt"

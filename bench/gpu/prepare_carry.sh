@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# usage: bench/gpu/prepare_carry.sh   (from anywhere; writes .carry/ in the repository root)
 # Fills .carry/ (git-ignored) with what the GPU machine lacks to build the synclint CLI: the toml++,
 # nlohmann-json and CLI11 headers from this machine's /usr/include, and the pinned tree-sitter sources from
 # node_modules/. Run it here, in the repository root, before a device call that names `.carry` in carry;

@@ -4,15 +4,16 @@
 # well the model, learning from the first stretch only, stands in for the GPU records of a real process.
 # On a GPU machine, from the repository root (after bench/gpu/prepare_carry.sh here):
 #
-#   PLAN="cpp:16 cpp:128 py:16" bench/gpu/record_streams.sh
+#   usage: [PLAN="cpp:16 cpp:128 py:16"] [STEPS=30] [REPS=2] [MAX=150000] bench/gpu/record_streams.sh
 #
 # Short processes (STEPS=30 REPS=2 WARMUP=20 by default); MAX caps each recording's host calls (150000).
 # C++ reads are timed by the LibTorch shim unless TORCH_OPS=0. Output: $OUT/recordings.tar.gz (LANG-BATCH/:
-# stream-PID.json, report-PID.json, the benchmark's JSON and the probe's log).
+# stream-PID.json, report-PID.json, the benchmark's JSON and the probe's log); OUT defaults to
+# bench/out/recordings (git-ignored).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-OUT="${OUT:-$root/bench/results/local-recordings}"
+OUT="${OUT:-$root/bench/out/recordings}"
 W="${RECORD_WORKDIR:-/tmp/synclint-gpu-recordings}"
 PLAN="${PLAN:-cpp:16 cpp:128 py:16}" STEPS="${STEPS:-30}" REPS="${REPS:-2}" WARMUP="${WARMUP:-20}" MAX="${MAX:-150000}"
 mkdir -p "$OUT" "$W"

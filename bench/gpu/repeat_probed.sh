@@ -1,32 +1,28 @@
 #!/usr/bin/env bash
-# Repeated probed all-modes processes of the CNN benchmark, for what one validation run cannot tell: whether
-# a probe setting crashes now and then, and how the estimates and the measured savings vary from process to
-# process. On a GPU machine, from the repository root (after bench/gpu/prepare_carry.sh here):
+# Repeated probed all-modes processes of the CNN benchmark, each with an unprobed twin: the accuracy protocol
+# of docs/validation.md (the estimates against the savings measured without the probe, process by process),
+# and whether a setting fails now and then. On a GPU machine, from the repository root (after
+# bench/gpu/prepare_carry.sh here):
 #
-#   PLAN="cpp:128 cpp:16 py:128 py:16" TIME_BUDGET_S=420 bench/gpu/repeat_probed.sh
-#   PLAN="cpp:128" PROBE_ENV="SYNCLINT_PROBE_PER_THREAD_BUFFERS=1" REPS=1 CORES=1 bench/gpu/repeat_probed.sh
-#   PLAN="py:16 cpp:16" UNPROBED=1 STEPS=100 REPS=15 bench/gpu/repeat_probed.sh   # the measured ranking too
-#   PLAN="cpp:16" UNPROBED=1 TORCH_OPS=0 ... bench/gpu/repeat_probed.sh   # C++ reads not timed by the LibTorch shim
-#   PLAN="cpp:128 py:16" UNPROBED=1 STEPS=100 REPS=10 PROBE_ENVS="|SYNCLINT_PROBE_GPU_RECORDS=all" \
-#     bench/gpu/repeat_probed.sh   # two settings on one machine, each against the same unprobed twins
+#   usage: [PLAN="cpp:128 py:128"] [UNPROBED=1] [STEPS=300] [REPS=3] [TIME_BUDGET_S=480] [PROBE_ENVS="|VAR=value"]
+#          bench/gpu/repeat_probed.sh
 #
 # Cycles through PLAN (LANG:BATCH ...) up to CYCLES times or until TIME_BUDGET_S is spent; STEPS, REPS and
-# WARMUP go to the benchmark (REPS=1: shorter processes, still past a crash early in the run; many short
-# repetitions, e.g. STEPS=100 REPS=15, pair the modes closer in time). With UNPROBED=1 each probed process
-# has an unprobed twin (LANG-unprobed-all-BATCH, run first in odd cycles and second in even ones): the
-# savings measured without the probe, which the estimates are compared with. Each probed process runs
-# `synclint probe -o ...` with PROBE_ENV (VAR=value ...) and SYNCLINT_PROBE_DEBUG=1: each switch of sampled
-# tracing, and the stack of a thread that faults, go to its log. PROBE_ENVS, settings separated by '|' (an
-# empty one: the defaults), runs one probed process per setting for each unprobed twin, in an order that
-# rotates by one each cycle; each rep-K/ folder's setting.txt holds its setting, and summary.txt has
-# validate.py --repeats --setting for each. With CORES=1, core dumps go to the work
-# folder (core_pattern is set, and put back at exit); gdb (or cuda-gdb) prints every thread's stack from each.
-# Output: $OUT/repeats.tar.gz (rep-K/ in validate.py's layout, with rc.txt, tag.txt, the log and backtraces;
-# archived after every process) and $OUT/summary.txt (validate.py --repeats, then stretch_overlap.py).
+# WARMUP go to the benchmark (many short repetitions, e.g. STEPS=100 REPS=15, pair the modes closer in time).
+# With UNPROBED=1 each probed process has an unprobed twin (LANG-unprobed-all-BATCH, run first in odd cycles
+# and second in even ones): the savings measured without the probe, which the estimates are compared with.
+# Each probed process runs `synclint probe -o ...` (C++: with --torch-ops when the LibTorch shim was built,
+# unless TORCH_OPS=0) with SYNCLINT_PROBE_DEBUG=1, so each switch of sampled tracing and the stack of a
+# thread that faults go to its log. PROBE_ENVS, user settings separated by '|' (an empty one: the defaults;
+# docs/probe.md, "Settings"), runs one probed process per setting for each unprobed twin, in an order that
+# rotates by one each cycle; each rep-K/ folder's setting.txt holds its setting.
+# Output (OUT, default bench/out/repeats, git-ignored): repeats.tar.gz (rep-K/ in validate.py's layout, with
+# rc.txt, tag.txt and the log; archived after every process) and summary.txt (validate.py --repeats, with
+# --setting for each setting when there are several).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-OUT="${OUT:-$root/bench/results/local-repeats}"
+OUT="${OUT:-$root/bench/out/repeats}"
 W="${REPEATS_WORKDIR:-/tmp/synclint-gpu-repeats}"
 PLAN="${PLAN:-cpp:128 cpp:16 py:128 py:16}" CYCLES="${CYCLES:-100}"
 STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
@@ -34,7 +30,7 @@ deadline=$((SECONDS + ${TIME_BUDGET_S:-100000}))
 mkdir -p "$OUT" "$W"
 rm -rf "${W:?}"/*
 log() { echo "[$(date +%T)] $*" | tee -a "$W/run.log"; }
-archive() { tar -czf "$OUT/repeats.tar.gz" --exclude='core.*' -C "$W" . 2>/dev/null; }
+archive() { tar -czf "$OUT/repeats.tar.gz" -C "$W" . 2>/dev/null; }
 
 {
   date -u; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -48,19 +44,6 @@ build_gpu "$W" || { log "synclint build FAILED"; tail -20 "$W/build-synclint.log
 [[ -n $train_cpp ]] || log "train_cpp build FAILED (see build-train_cpp.log)"
 [[ ${TORCH_OPS:-1} == 0 || -n $torch_ops ]] || log "torch_ops shim build FAILED (see build-train_cpp.log): C++ reads untimed"
 log "built"
-
-# ---- core dumps of crashed processes, with CORES=1 (a disposable machine: core_pattern is system-wide; the
-# old one is put back at exit). Anonymous private memory and ELF headers only: no device mappings.
-if [[ ${CORES:-0} == 1 ]] && old_pattern="$(cat /proc/sys/kernel/core_pattern 2>/dev/null)" &&
-  echo "$W/core.%p" >/proc/sys/kernel/core_pattern 2>/dev/null; then
-  trap 'echo "$old_pattern" >/proc/sys/kernel/core_pattern' EXIT
-  ulimit -c unlimited
-  echo 0x11 >/proc/self/coredump_filter 2>/dev/null
-  log "core dumps: $W/core.PID"
-else
-  log "core dumps: off (CORES=1 and a writable core_pattern); stacks from the probe only"
-fi
-gdb_bin="$(command -v gdb || command -v cuda-gdb || true)"
 
 # run_unprobed LANG BATCH: the same benchmark command (bench_cmd) without the probe, in a rep-K/ of its own;
 # fails when the time budget is spent
@@ -98,15 +81,7 @@ run_probed() {
   rc=$?
   echo "$rc" >"$d/rc.txt"
   log "rep $n: $tag${setting:+ [$setting]} exit $rc, $((SECONDS - t0)) s, $(grep -c 'tracing on' "$d/probe-$tag.log") switches on"
-  if ((rc != 0)); then
-    grep -A40 'synclint probe: signal' "$d/probe-$tag.log" | head -60
-    for core in "$W"/core.*; do
-      [[ -f $core && -n $gdb_bin ]] || continue
-      timeout 120 "$gdb_bin" -q -batch -ex 'info threads' -ex 'thread apply all bt 25' "$exe" "$core" >"$d/bt-$(basename "$core").txt" 2>&1
-      grep -m1 -B2 -A25 'SIGSEGV\|signal 11\|Program terminated' "$d/bt-$(basename "$core").txt" | head -40
-      rm -f "$core"
-    done
-  fi
+  ((rc == 0)) || grep -A40 'synclint probe: signal' "$d/probe-$tag.log" | head -60
   archive
 }
 
@@ -118,12 +93,10 @@ for ((c = 1; c <= CYCLES; c++)); do
     left=$((deadline - SECONDS))
     ((left > 60)) || break 2
     if [[ $lang == py ]]; then
-      exe="$(command -v python3)"
-      bench_cmd=("$exe" bench/gpu/cnn_bench.py --mode all)
+      bench_cmd=(python3 bench/gpu/cnn_bench.py --mode all)
     else
       [[ -n $train_cpp ]] || continue
-      exe="$train_cpp"
-      bench_cmd=("$exe" --mode all)
+      bench_cmd=("$train_cpp" --mode all)
     fi
     bench_cmd+=(--batch "$batch" --steps "$STEPS" --reps "$REPS" --warmup "$WARMUP")
     ((${UNPROBED:-0} == 1 && c % 2 == 1)) && { run_unprobed "$lang" "$batch" || break 2; }
@@ -144,7 +117,6 @@ else
     echo
   done >"$W/summary.txt"
 fi
-{ echo; python3 bench/gpu/stretch_overlap.py "$W" 2>&1 || log "stretch_overlap.py FAILED"; } >>"$W/summary.txt"
 cp "$W/summary.txt" "$OUT/summary.txt"
 archive
 cat "$W/summary.txt"

@@ -2,8 +2,8 @@
 # GPU validation of the runtime probe, end to end, on a machine with an NVIDIA GPU, PyTorch (with its
 # LibTorch), the CUDA toolkit (CUPTI), CMake and Ninja. Run from the repository root:
 #
-#   bench/gpu/prepare_carry.sh            # on a machine that has the header packages and node_modules
-#   bench/gpu/run_validation.sh [--baseline-only]
+#   usage: bench/gpu/prepare_carry.sh     # on a machine that has the header packages and node_modules
+#          [OUT=DIR] [STEPS=300] [REPS=3] [OVERHEAD_ROUNDS=2] [PROBE_ENV=VAR=value] bench/gpu/run_validation.sh [--baseline-only]
 #
 # Steps:
 #   build   synclint + libsynclint_probe.so (build-gpu/) and train_cpp (build-gpu-train/), in parallel;
@@ -17,16 +17,17 @@
 #   (d)     optional, if time is left: mode none at batch 128 probed with full tracing (SYNCLINT_PROBE_SAMPLE=1)
 # Everything (JSON, logs, environment) goes to a work folder, archived as $OUT/gpu-validation.tar.gz after
 # each step (so a run cut short still returns what it had); $OUT/summary.txt holds validate.py's tables.
+# OUT defaults to bench/out/validation (git-ignored).
 # C++ programs are probed with the LibTorch shim (synclint probe --torch-ops) when it was built, unless
 # TORCH_OPS=0. --baseline-only does the train_cpp build and step (a) only. PROBE_ENV=VAR=value adds one variable to the
-# environment of the probed all-modes processes of (b) (an experimental probe option, for example).
+# environment of the probed all-modes processes of (b) (a probe setting: docs/probe.md, "Settings").
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 
 baseline_only=0
 [[ "${1:-}" == "--baseline-only" ]] && baseline_only=1
-OUT="${OUT:-$root/bench/results/local-run}"
+OUT="${OUT:-$root/bench/out/validation}"
 W="${VALIDATION_WORKDIR:-/tmp/synclint-gpu-validation}"
 STEPS="${STEPS:-300}" REPS="${REPS:-3}" WARMUP="${WARMUP:-50}"
 BATCHES=(16 128)

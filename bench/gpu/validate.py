@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Tables of the GPU validation from the raw outputs of bench/gpu/run_validation.sh.
 
-    validate.py DIR [--markdown]
-    validate.py --repeats DIR...    (bench/gpu/repeat_probed.sh: many probed all-modes processes)
+usage: validate.py DIR                                 (bench/gpu/run_validation.sh's work folder)
+       validate.py --repeats [--setting SETTING] DIR...  (bench/gpu/repeat_probed.sh's, extracted)
 
 DIR holds (any missing part is skipped):
   {py,cpp}-unprobed.json              step (a): every mode and batch, no probe, one process per language
@@ -335,7 +335,7 @@ def pace_rows(procs):
     probe's pace: its launch callbacks on), traced as replayed (with run.callback_overhead_ns taken out of the
     host's gaps; as recorded in reports without it) and untraced (the sync-path callbacks only), and the share
     of the site's blocked time its wait-only saving keeps. At the program's pace the replayed wait should come
-    near the untraced one (docs/probe.md, "The probe's own time in the replay")."""
+    near the untraced one (docs/validation.md, "The probe's time taken out of the replay")."""
     rows = []
     for name, lang, b, _, rep, _ in procs:
         if not rep:

@@ -7,8 +7,8 @@
 //   compute  reference: the batched mode's GPU work without the copy (no sync at all)
 //   unread   reference: the norms mode without its reads (the 22 norms computed and kept, never read)
 //
-//   train_cpp [--mode none|loss|norms|batched|compute|unread|all] [--batch N[,N...]] [--steps 300]
-//             [--warmup 50] [--reps 3] [--interval 50] [--order rotate|fixed] [--json out.json]
+//   usage: train_cpp [--mode none|loss|norms|batched|compute|unread|all] [--batch N[,N...]] [--steps 300]
+//                    [--warmup 50] [--reps 3] [--interval 50] [--order rotate|fixed] [--json out.json]
 //
 // Prints JSON with ms/step per (mode, batch, rep), in the same shape as cnn_bench.py. With several modes,
 // each has its own model and the repetitions are interleaved (rep 0 of every mode, then rep 1, ...).
