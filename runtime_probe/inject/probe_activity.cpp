@@ -94,9 +94,8 @@ std::string attach_activity() {
   Probe& p = *g;
   p.cupti.enable_callback(1, p.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   // One activity buffer queue for all threads, as before CUPTI 13: with its per-thread buffers (13's
-  // default), CUPTI crashed LibTorch programs while delivering the records of a stretch switched on mid-run
-  // (docs/probe.md, "A crash in CUPTI"). The attribute is set before the buffer callbacks are registered,
-  // as CUPTI requires.
+  // default), CUPTI crashed LibTorch programs in its own thread while delivering the records of a stretch
+  // switched on mid-run. The attribute is set before the buffer callbacks are registered, as CUPTI requires.
   CUptiResult r;
   if (p.cupti.activity_set_attribute != nullptr) {
     std::uint8_t per_thread = 0;
