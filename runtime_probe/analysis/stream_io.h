@@ -1,5 +1,5 @@
 // Reading and writing recorded EventStreams as compact JSON ("synclint-probe-stream", docs/probe.md):
-// the probe dumps its raw window with SYNCLINT_PROBE_STREAM=1, tests replay committed recordings.
+// the probe dumps its raw window with SYNCLINT_PROBE_RECORD=1, tests replay committed recordings.
 #pragma once
 
 #include <filesystem>

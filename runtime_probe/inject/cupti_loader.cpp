@@ -27,10 +27,10 @@ bool bind(void* handle, const char* name, F& slot, std::string& missing) {
 
 }  // namespace
 
-bool load_cupti(CuptiApi& api, std::string& error) {
+bool load_cupti(CuptiApi& api, const std::string& path, std::string& error) {
   std::vector<std::pair<std::string, int>> tries;
-  if (const char* env = std::getenv("SYNCLINT_CUPTI_PATH"); env != nullptr && *env != '\0') {
-    tries.emplace_back(env, RTLD_NOW | RTLD_LOCAL);
+  if (!path.empty()) {
+    tries.emplace_back(path, RTLD_NOW | RTLD_LOCAL);
   } else {
     for (const char* soname : {"libcupti.so.13", "libcupti.so.12", "libcupti.so"})
       tries.emplace_back(soname, RTLD_NOW | RTLD_NOLOAD);
@@ -69,7 +69,6 @@ bool load_cupti(CuptiApi& api, std::string& error) {
   bind(handle, "cuptiActivityGetNumDroppedRecords", api.activity_get_num_dropped_records, missing);
   bind(handle, "cuptiActivityFlushAll", api.activity_flush_all, missing);
   std::string optional;
-  bind(handle, "cuptiActivityEnableLatencyTimestamps", api.enable_latency_timestamps, optional);
   bind(handle, "cuptiActivitySetAttribute", api.activity_set_attribute, optional);
   if (!missing.empty()) {
     error = api.path + " lacks " + missing;

@@ -22,7 +22,6 @@ struct CuptiApi {
   decltype(&cuptiActivityGetNextRecord) activity_get_next_record = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) activity_get_num_dropped_records = nullptr;
   decltype(&cuptiActivityFlushAll) activity_flush_all = nullptr;
-  decltype(&cuptiActivityEnableLatencyTimestamps) enable_latency_timestamps = nullptr;  // optional
   decltype(&cuptiActivitySetAttribute) activity_set_attribute = nullptr;                 // optional
   std::string path;  // the library that was opened
 
@@ -30,9 +29,9 @@ struct CuptiApi {
   std::string describe(CUptiResult r) const;
 };
 
-// Opens CUPTI: SYNCLINT_CUPTI_PATH if set, else a copy already loaded in the process (torch's), else the
-// library found at build time, else the soname on the default search path. Returns false and sets
-// `error` when none opens or an entry point is missing.
-bool load_cupti(CuptiApi& api, std::string& error);
+// Opens CUPTI: `path` (SYNCLINT_CUPTI_PATH) if not empty, else a copy already loaded in the process
+// (torch's), else the library found at build time, else the soname on the default search path. Returns
+// false and sets `error` when none opens or an entry point is missing.
+bool load_cupti(CuptiApi& api, const std::string& path, std::string& error);
 
 }  // namespace synclint::probe::inject

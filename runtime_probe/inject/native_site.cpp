@@ -30,7 +30,8 @@ const SourceFrame* pick_frame(const std::vector<SourceFrame>& chain, const SkipL
   return chain.empty() ? nullptr : &chain.back();
 }
 
-NativeSites::NativeSites(const SiteFilters& filters, SiteTable& table) : filters_(filters), table_(table) {
+NativeSites::NativeSites(const SiteFilters& filters, SiteTable& table, std::string_view symbolizer)
+    : filters_(filters), table_(table), symbolizer_(symbolizer) {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) self_exe_.assign(buf, static_cast<std::size_t>(n));

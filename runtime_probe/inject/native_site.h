@@ -20,7 +20,8 @@ namespace synclint::probe::inject {
 
 class NativeSites {
  public:
-  NativeSites(const SiteFilters& filters, SiteTable& table);
+  // `symbolizer`: the tool to use (Symbolizer's `want`; empty: the first found).
+  NativeSites(const SiteFilters& filters, SiteTable& table, std::string_view symbolizer = {});
   // Walks the calling thread's stack up to the first user frame; returns a site index (a placeholder
   // until resolve()) or -1.
   std::int32_t capture();

@@ -20,9 +20,8 @@ std::int32_t rank_from_env() {
   return -1;
 }
 
-std::filesystem::path output_file(std::string_view kind, std::int64_t pid, std::int32_t rank) {
-  const char* dir = std::getenv("SYNCLINT_PROBE_DIR");
-  std::filesystem::path d = (dir != nullptr && *dir != '\0') ? dir : ".";
+std::filesystem::path output_file(const std::string& dir, std::string_view kind, std::int64_t pid, std::int32_t rank) {
+  std::filesystem::path d = !dir.empty() ? dir : ".";
   std::string name(kind);
   if (rank >= 0) name += "-rank" + std::to_string(rank);
   name += "-" + std::to_string(pid) + ".json";

@@ -14,8 +14,8 @@ namespace synclint::probe::inject {
 // RANK, else LOCAL_RANK, else SLURM_PROCID; -1 when none is a number.
 std::int32_t rank_from_env();
 
-// <dir>/<kind>-<pid>.json, or <dir>/<kind>-rank<R>-<pid>.json; dir from SYNCLINT_PROBE_DIR (default ".").
-std::filesystem::path output_file(std::string_view kind, std::int64_t pid, std::int32_t rank);
+// <dir>/<kind>-<pid>.json, or <dir>/<kind>-rank<R>-<pid>.json; an empty dir (SYNCLINT_PROBE_DIR) is ".".
+std::filesystem::path output_file(const std::string& dir, std::string_view kind, std::int64_t pid, std::int32_t rank);
 
 // Command line, working directory, host name, pid and rank of the calling process.
 RunInfo collect_run_info();

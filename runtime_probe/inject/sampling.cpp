@@ -55,7 +55,7 @@ bool SiteRequests::note(std::int32_t site, bool traced) {
   std::lock_guard lock(mu_);
   State& s = sites_[site];
   if (traced) {
-    if (!past_start_ || s.seen_untraced) ++s.traced;
+    if (s.seen_untraced) ++s.traced;
     return false;
   }
   s.seen_untraced = true;
@@ -76,24 +76,6 @@ void KeySettling::saw(std::uint64_t key) {
     last_new_at_.store(n, std::memory_order_relaxed);
     keys_.fetch_add(1, std::memory_order_relaxed);
   }
-}
-
-void TracedSpans::switched(bool on, std::uint64_t ns) {
-  std::lock_guard lock(mu_);
-  const bool open = !spans_.empty() && spans_.back().second == UINT64_MAX;
-  if (on && !open) spans_.emplace_back(ns, UINT64_MAX);
-  else if (!on && open) spans_.back().second = std::max(ns, spans_.back().first);
-}
-
-bool TracedSpans::contains(std::uint64_t ns) const {
-  std::lock_guard lock(mu_);
-  return contains_locked(ns);
-}
-
-bool TracedSpans::contains_locked(std::uint64_t ns) const {
-  // The last span that starts at or before ns.
-  auto it = std::upper_bound(spans_.begin(), spans_.end(), ns, [](std::uint64_t t, const auto& s) { return t < s.first; });
-  return it != spans_.begin() && ns <= std::prev(it)->second;
 }
 
 }  // namespace synclint::probe::inject

@@ -69,20 +69,14 @@ class SampleSchedule {
 // otherwise spend both requests within one step, on one stretch that may come too late for it: on the
 // H200, a C++ norms loop got no traced call at all). Thread-safe.
 //
-// With `past_start` (the probe's default; SYNCLINT_PROBE_REQUEST_PAST_START=0 turns it off), only traced
-// calls made after the site's first untraced call count: a site traced only in its first stretch (the
-// program's start-up, a loop's warm-up steps, where a read's host cost hides behind the GPU) then asks for
-// a stretch in its steady state. It gave better estimates on the H200 (C++ batch-16 norms reads: 71% low
-// without it in run 10, 12% high with it in runs 12-14). It gives almost every program a stretch switched
-// on mid-run, where CUPTI's per-thread buffers crashed (SampleSchedule): the probe turns those off.
+// Only traced calls made after the site's first untraced call count: a site traced only in its first
+// stretch (the program's start-up, a loop's warm-up steps, where a read's host cost hides behind the GPU)
+// then asks for a stretch in its steady state.
 class SiteRequests {
  public:
   static constexpr std::uint32_t kUntracedBeforeRequest = 8;
   static constexpr std::uint32_t kEnoughTraced = 64;
   static constexpr std::uint8_t kMaxRequests = 2;
-
-  explicit SiteRequests(bool past_start = true) : past_start_(past_start) {}
-  void set_past_start(bool on) { past_start_ = on; }
 
   // Counts a blocking call of `site`; true when it should ask for a traced stretch now.
   bool note(std::int32_t site, bool traced);
@@ -92,12 +86,11 @@ class SiteRequests {
  private:
   struct State {
     std::uint32_t untraced = 0;  // untraced calls since the last request
-    std::uint32_t traced = 0;    // traced calls that count (all, or those after the first untraced one)
+    std::uint32_t traced = 0;    // traced calls that count (those after the first untraced one)
     bool seen_untraced = false;
     std::uint8_t requests = 0;
     std::uint64_t asked_at = 0;  // stretches begun when it last asked
   };
-  bool past_start_;
   std::atomic<std::uint64_t> stretches_{0};
   std::mutex mu_;
   std::unordered_map<std::int32_t, State> sites_;
@@ -136,31 +129,6 @@ class KeySettling {
   std::array<std::atomic<std::uint64_t>, 1024> bits_{};
   // last_new_at_: calls_ after the call that brought the last new key.
   std::atomic<std::uint64_t> calls_{0}, last_new_at_{0}, keys_{0};
-};
-
-// The traced stretches on the probe's clock, for SYNCLINT_PROBE_KEEP_RECORDS (a diagnostic): the Activity
-// API's record kinds stay on for the whole run instead of being switched with each stretch, and a record
-// is kept only when it starts inside a stretch. Stretches only grow (a few per run: the first, two
-// requests per recurring site, one every 100 s). Thread-safe: the window thread switches, CUPTI's buffer
-// thread asks.
-class TracedSpans {
- public:
-  // Tracing went on (`on`) or off at `ns`; a repeated switch to the same state is ignored.
-  void switched(bool on, std::uint64_t ns);
-  // True when `ns` lies in a stretch (from its start to its end, or on while it is still open).
-  bool contains(std::uint64_t ns) const;
-  // The same test for many elements under one lock: copies to `out` those whose key(element) it holds.
-  template <class It, class Key, class Out>
-  void filter(It first, It last, Key key, Out out) const {
-    std::lock_guard lock(mu_);
-    for (; first != last; ++first)
-      if (contains_locked(key(*first))) *out++ = *first;
-  }
-
- private:
-  bool contains_locked(std::uint64_t ns) const;
-  mutable std::mutex mu_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans_;  // [on, off]; off is UINT64_MAX while open
 };
 
 }  // namespace synclint::probe::inject

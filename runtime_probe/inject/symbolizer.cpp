@@ -206,9 +206,7 @@ bool answer_complete(Symbolizer::Tool tool, std::string_view reply, std::size_t 
   return std::count(after.begin(), after.end(), '\n') >= 2;
 }
 
-Symbolizer::Symbolizer() {
-  const char* force = std::getenv("SYNCLINT_PROBE_SYMBOLIZER");
-  std::string want = force != nullptr ? force : "";
+Symbolizer::Symbolizer(std::string_view want) {
   if (want == "none") return;
   if (want.empty() || want == "addr2line") {
     tool_path_ = find_on_path("addr2line");

@@ -36,8 +36,9 @@ class Symbolizer {
  public:
   enum class Tool { None, Addr2line, LlvmSymbolizer };
   static constexpr std::chrono::milliseconds kTimeout{60'000};
-  // Looks for the tools on PATH (SYNCLINT_PROBE_SYMBOLIZER=addr2line|llvm-symbolizer|none forces one).
-  Symbolizer();
+  // Looks for the tools on PATH; `want` (SYNCLINT_PROBE_SYMBOLIZER: addr2line, llvm-symbolizer or none)
+  // forces one.
+  explicit Symbolizer(std::string_view want = {});
   // A given tool (the tests: a stand-in that dies or hangs), and how long a batch may take.
   Symbolizer(Tool tool, std::string tool_path, std::chrono::milliseconds timeout = kTimeout);
   ~Symbolizer();  // stop()

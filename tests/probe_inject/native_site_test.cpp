@@ -50,7 +50,6 @@ __attribute__((noinline)) std::int32_t frames_here(NativeSites& ns, unsigned& li
 }
 
 TEST(NativeSites, WalkStopsAtTheFirstUserFrameAndSymbolizesIt) {
-  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
   SiteTable table;
   SiteFilters f = test_filters();
   NativeSites ns(f, table);
@@ -85,7 +84,6 @@ __attribute__((noinline)) std::int32_t deep_from_there(NativeSites& ns, unsigned
 }
 
 TEST(NativeSites, LearnedStepsFindTheSameSitesAsTheUnwinder) {
-  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
   SiteTable table;
   SiteFilters f = test_filters();
   NativeSites ns(f, table);
@@ -112,7 +110,6 @@ TEST(NativeSites, LearnedStepsFindTheSameSitesAsTheUnwinder) {
 TEST(NativeSites, LearnedStepsReachTheEndOfAShortStack) {
   // A thread's stack holds fewer candidate frames than a walk looks for, and nothing is resolved until
   // the end (a run shorter than one window): walks must still follow learned steps to the stack's end.
-  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
   SiteTable table;
   SiteFilters f = test_filters();
   NativeSites ns(f, table);
@@ -157,11 +154,9 @@ TEST(NativeSites, NoUserFrameGivesNoSite) {
 }
 
 TEST(NativeSites, WithoutSymbolizerTheModuleIsTheSite) {
-  setenv("SYNCLINT_PROBE_SYMBOLIZER", "none", 1);
   SiteTable table;
   SiteFilters f = test_filters();
-  NativeSites ns(f, table);
-  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
+  NativeSites ns(f, table, "none");
   unsigned line = 0;
   std::int32_t site = frames_here(ns, line, false);
   ASSERT_GE(site, 0);

@@ -173,13 +173,13 @@ TEST(SiteRequests, ASiteTracedEnoughNeverAsks) {
   EXPECT_TRUE(r.note(4, false));
 }
 
-TEST(SiteRequests, PastStartASiteTracedOnlyInItsFirstStretchAsksOnceItRunsUntraced) {
-  // 22 reads a step caught by the first stretch for hundreds of warm-up steps.
-  SiteRequests plain(false), past;  // past_start is the default
-  for (int call = 0; call < 5000; ++call) EXPECT_FALSE(plain.note(9, true) || past.note(9, true));
-  for (int call = 1; call < 8; ++call) EXPECT_FALSE(plain.note(9, false) || past.note(9, false));
-  EXPECT_FALSE(plain.note(9, false));  // plenty traced: no request
-  EXPECT_TRUE(past.note(9, false));    // all from its start: one stretch in its steady state
+TEST(SiteRequests, ASiteTracedOnlyInItsFirstStretchAsksOnceItRunsUntraced) {
+  // 22 reads a step caught by the first stretch for hundreds of warm-up steps: plenty traced, but all from
+  // its start, so it asks for one stretch in its steady state.
+  SiteRequests past;
+  for (int call = 0; call < 5000; ++call) EXPECT_FALSE(past.note(9, true));
+  for (int call = 1; call < 8; ++call) EXPECT_FALSE(past.note(9, false));
+  EXPECT_TRUE(past.note(9, false));
   for (std::uint32_t call = 0; call < SiteRequests::kEnoughTraced; ++call) EXPECT_FALSE(past.note(9, true));
   for (int call = 0; call < 50; ++call) EXPECT_FALSE(past.note(9, false));  // that stretch was enough
 }
@@ -189,31 +189,6 @@ TEST(SiteRequests, ASiteTracedOnlyAFewTimesAtStartUpStillAsks) {
   for (int call = 0; call < 5; ++call) EXPECT_FALSE(r.note(9, true));
   for (int call = 1; call < 8; ++call) EXPECT_FALSE(r.note(9, false));
   EXPECT_TRUE(r.note(9, false));
-}
-
-TEST(TracedSpans, HoldsTimesFromEachSwitchOnToTheNextSwitchOff) {
-  TracedSpans spans;
-  EXPECT_FALSE(spans.contains(5));  // no stretch yet
-  spans.switched(true, 10);
-  EXPECT_FALSE(spans.contains(9));
-  EXPECT_TRUE(spans.contains(10));
-  EXPECT_TRUE(spans.contains(1'000'000));  // still open
-  spans.switched(false, 20);
-  spans.switched(false, 25);  // a repeated switch is ignored
-  spans.switched(true, 40);
-  spans.switched(true, 45);
-  spans.switched(false, 50);
-  EXPECT_TRUE(spans.contains(20));
-  EXPECT_FALSE(spans.contains(21));
-  EXPECT_FALSE(spans.contains(39));
-  EXPECT_TRUE(spans.contains(40));
-  EXPECT_TRUE(spans.contains(45));
-  EXPECT_TRUE(spans.contains(50));
-  EXPECT_FALSE(spans.contains(51));
-  const std::vector<std::uint64_t> times = {0, 10, 15, 30, 41, 60};
-  std::vector<std::uint64_t> kept;
-  spans.filter(times.begin(), times.end(), [](std::uint64_t t) { return t; }, std::back_inserter(kept));
-  EXPECT_EQ(kept, (std::vector<std::uint64_t>{10, 15, 41}));
 }
 
 TEST(KeySettling, SettlesAfterAThousandLaunchesWithoutANewKey) {

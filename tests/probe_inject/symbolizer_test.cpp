@@ -108,7 +108,6 @@ void expect_marker(const std::vector<std::vector<SourceFrame>>& chains, std::siz
 }
 
 TEST(Symbolizer, Addr2lineResolvesThisTestsOwnCode) {
-  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
   Symbolizer sym;
   // binutils comes with the compiler that built this test: the tool must be there.
   ASSERT_NE(sym.tool(), Symbolizer::Tool::None) << "neither addr2line nor llvm-symbolizer on PATH";
@@ -245,9 +244,7 @@ TEST(AnswerComplete, Addr2lineEndsWithTheEndAddressAndItsTwoLinesLlvmSymbolizerW
 }
 
 TEST(Symbolizer, NoneWhenForced) {
-  setenv("SYNCLINT_PROBE_SYMBOLIZER", "none", 1);
-  Symbolizer sym;
-  unsetenv("SYNCLINT_PROBE_SYMBOLIZER");
+  Symbolizer sym("none");
   EXPECT_EQ(sym.tool(), Symbolizer::Tool::None);
   auto r = sym.symbolize("/bin/true", {0x10, 0x20});
   ASSERT_EQ(r.size(), 2u);

@@ -26,6 +26,10 @@
 #include "analysis/trace.h"
 #define SYNCLINT_HAVE_PROBE 1
 #endif
+#if __has_include("inject/options.h")
+#include "inject/options.h"
+#define SYNCLINT_HAVE_PROBE_SETTINGS 1
+#endif
 
 extern char** environ;
 
@@ -328,6 +332,28 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   return result;
 }
 
+// `probe settings`: every setting with its type, default and meaning, or the user settings as markdown.
+int print_probe_settings(bool markdown) {
+#ifdef SYNCLINT_HAVE_PROBE_SETTINGS
+  using namespace probe::inject;
+  if (markdown) {
+    std::cout << settings_markdown();
+    return kExitClean;
+  }
+  for (const Setting& s : settings()) {
+    static constexpr const char* kTypes[] = {"flag", "number", "string", "enum"};
+    std::cout << s.name << " (" << kTypes[static_cast<int>(s.type)]
+              << (s.kind == SettingKind::Diagnostic ? ", diagnostic" : "")
+              << "; default: " << (s.default_value.empty() ? "unset" : s.default_value) << ")\n    " << s.doc << "\n";
+  }
+  return kExitClean;
+#else
+  (void)markdown;
+  std::cerr << "synclint: error: this synclint was built without the probe's settings table\n";
+  return kExitError;
+#endif
+}
+
 }  // namespace
 
 void add_probe_command(CLI::App& app, int& exit_code) {
@@ -403,8 +429,17 @@ void add_probe_command(CLI::App& app, int& exit_code) {
     exit_code = kExitClean;
   });
 
-  cmd->callback([cmd, merge, report, analyze, args, &exit_code] {
-    if (merge->parsed() || report->parsed() || analyze->parsed()) return;
+  // Hidden: the probe's environment settings; --markdown prints the user settings' table of docs/probe.md.
+  auto* settings = cmd->add_subcommand("settings", "The probe's environment settings")->group("");
+  settings->prefix_command(false);
+  auto markdown = std::make_shared<bool>(false);
+  settings->add_flag("--markdown", *markdown, "Only the user settings, as the markdown table of docs/probe.md");
+  settings->callback([markdown, &exit_code] {
+    exit_code = print_probe_settings(*markdown);
+  });
+
+  cmd->callback([cmd, merge, report, analyze, settings, args, &exit_code] {
+    if (merge->parsed() || report->parsed() || analyze->parsed() || settings->parsed()) return;
     // CLI11 keeps the `--` that ended synclint's options among the remaining arguments (first, as it
     // was seen first); the command itself went to the `command` positional or, from its first
     // option on, to the remaining arguments.
