@@ -2,10 +2,36 @@
 // comprehensions and lambdas; conditions, formatted values, subscripts and timing deltas go to the rules.
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "python/walker_internal.h"
 
 namespace synclint::python::walk {
+namespace {
+
+// Names bound only inside a comprehension or a lambda: their outer values come back afterwards.
+class Shadow {
+ public:
+  explicit Shadow(Env& env) : env_(env) {}
+  Shadow(const Shadow&) = delete;
+  Shadow& operator=(const Shadow&) = delete;
+  void hide(const std::string& name) {
+    auto it = env_.find(name);
+    saved_.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
+  }
+  ~Shadow() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) env_[it->first] = *it->second;
+      else env_.erase(it->first);
+    }
+  }
+
+ private:
+  Env& env_;
+  std::vector<std::pair<std::string, std::optional<Value>>> saved_;
+};
+
+}  // namespace
 
 Value Walker::expr(Node n) {
   if (null(n)) return {};

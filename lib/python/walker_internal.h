@@ -45,28 +45,6 @@ struct HotInfo {
   long reads = 1;  // -1 unknown
 };
 
-// Names bound only inside a comprehension or a lambda: their outer values come back afterwards.
-class Shadow {
- public:
-  explicit Shadow(Env& env) : env_(env) {}
-  Shadow(const Shadow&) = delete;
-  Shadow& operator=(const Shadow&) = delete;
-  void hide(const std::string& name) {
-    auto it = env_.find(name);
-    saved_.emplace_back(name, it == env_.end() ? std::nullopt : std::optional<Value>(it->second));
-  }
-  ~Shadow() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) env_[it->first] = *it->second;
-      else env_.erase(it->first);
-    }
-  }
-
- private:
-  Env& env_;
-  std::vector<std::pair<std::string, std::optional<Value>>> saved_;
-};
-
 struct TimerState {
   bool work = false;                  // GPU work queued since this reading, not waited for
   std::vector<int> unsynced_before;   // earlier timers with unsynced work when this one was read
