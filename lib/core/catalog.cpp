@@ -14,6 +14,11 @@ const std::vector<std::string>& api_kinds(Language lang) {
   return lang == Language::Python ? python : cxx;
 }
 
+const std::vector<std::string>& api_returns_values() {
+  static const std::vector<std::string> values{"host", "timer"};
+  return values;
+}
+
 namespace {
 
 using Reader = detail::TomlReader<CatalogError>;
@@ -48,9 +53,20 @@ void read_apis(const Reader& reader, const toml::table& apis, Rule& rule) {
                   }() + "]" + did_you_mean(lang_name, language_keys));
     }
     const auto& kinds_table = reader.table(node, path);
-    reader.check_keys(kinds_table, api_kinds(*lang), path + ".");
+    std::vector<std::string> keys = api_kinds(*lang);
+    keys.emplace_back("returns");
+    reader.check_keys(kinds_table, keys, path + ".");
     for (const auto& [kind, names] : kinds_table) {
+      if (kind.str() == "returns") continue;
       rule.apis[*lang][std::string(kind.str())] = reader.strings(names, path + "." + std::string(kind.str()));
+    }
+    if (const toml::node* returns = kinds_table.get("returns")) {
+      const std::string value = reader.string(*returns, path + ".returns");
+      const auto& values = api_returns_values();
+      if (std::find(values.begin(), values.end(), value) == values.end()) {
+        reader.fail(returns, path + ".returns", "'" + value + "' is not host or timer" + did_you_mean(value, values));
+      }
+      rule.api_returns[*lang] = value;
     }
   }
 }
@@ -152,6 +168,11 @@ const std::vector<std::string>& Rule::api_names(Language lang, std::string_view 
   if (by_lang == apis.end()) return none;
   const auto by_kind = by_lang->second.find(kind);
   return by_kind == by_lang->second.end() ? none : by_kind->second;
+}
+
+std::string_view Rule::returns(Language lang) const {
+  const auto it = api_returns.find(lang);
+  return it == api_returns.end() ? std::string_view() : std::string_view(it->second);
 }
 
 const Catalog& Catalog::builtin() {

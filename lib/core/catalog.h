@@ -37,6 +37,10 @@ struct Rule {
   std::vector<Language> languages;
   // apis[language][kind] -> names
   std::map<Language, std::map<std::string, std::vector<std::string>, std::less<>>> apis;
+  // What a call of the rule's APIs in a language gives back, where its [apis.<language>] table says
+  // (`returns`, one of api_returns_values()): "host", a host value read from the device (a number, a list);
+  // "timer", a host clock reading. Front-ends use it in their device inference.
+  std::map<Language, std::string> api_returns;
   RuleDocs docs;
   // "docs/rules/<id>.md": a path relative to the repository root, not an absolute URI. SARIF's helpUri
   // must be absolute, so emitters should not put this there; they carry markdown() as the rule's help
@@ -46,11 +50,15 @@ struct Rule {
 
   // Names of one kind for one language (empty when none).
   const std::vector<std::string>& api_names(Language lang, std::string_view kind) const;
+  // What the rule's APIs in `lang` return ("host", "timer"), empty when the catalog does not say.
+  std::string_view returns(Language lang) const;
 };
 
 // The API kinds valid for a language, as listed above (added; the configuration loader validates
 // extra-sync-apis against it).
 const std::vector<std::string>& api_kinds(Language lang);
+// The values of `returns` in an [apis.<language>] table.
+const std::vector<std::string>& api_returns_values();
 
 class Catalog {
  public:

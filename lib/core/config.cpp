@@ -1,13 +1,12 @@
 #include "core/config.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "core/catalog.h"
+#include "core/glob.h"
 #include "core/toml_read.h"
 
 namespace synclint {
@@ -157,32 +156,6 @@ std::size_t longest_prefix(const std::vector<std::string>& list, std::string_vie
   return best;
 }
 
-std::vector<std::string> split_components(std::string_view path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    const std::size_t slash = std::min(path.find('/', start), path.size());
-    if (slash > start && path.substr(start, slash - start) != ".") parts.emplace_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
-
-// Matches pattern components [pi..] against path components [si..]; a full match of the pattern is
-// enough (the rest of the path lies below a matching folder).
-bool match_from(const std::vector<std::string>& pattern, std::size_t pi, const std::vector<std::string>& path,
-                std::size_t si) {
-  if (pi == pattern.size()) return true;
-  if (pattern[pi] == "**") {
-    for (std::size_t skip = si; skip <= path.size(); ++skip) {
-      if (match_from(pattern, pi + 1, path, skip)) return true;
-    }
-    return false;
-  }
-  if (si == path.size() || fnmatch(pattern[pi].c_str(), path[si].c_str(), FNM_PATHNAME) != 0) return false;
-  return match_from(pattern, pi + 1, path, si + 1);
-}
-
 std::string relative_to_root(const fs::path& root, const fs::path& path) {
   const fs::path absolute = fs::absolute(path).lexically_normal();
   const fs::path relative = absolute.lexically_relative(fs::absolute(root).lexically_normal());
@@ -205,19 +178,7 @@ std::string quoted_list(const std::vector<std::string>& items) {
 }  // namespace
 
 bool glob_matches(std::string_view glob, std::string_view relative) {
-  const std::vector<std::string> path = split_components(relative);
-  std::string_view pattern_text = glob;
-  if (pattern_text.starts_with("./")) pattern_text.remove_prefix(2);
-  const bool anchored = pattern_text.find('/') != std::string_view::npos;
-  while (pattern_text.starts_with("/")) pattern_text.remove_prefix(1);
-  while (pattern_text.ends_with("/")) pattern_text.remove_suffix(1);
-  const std::vector<std::string> pattern = split_components(pattern_text);
-  if (pattern.empty()) return false;
-  if (!anchored) {
-    return std::any_of(path.begin(), path.end(),
-                       [&](const std::string& part) { return fnmatch(pattern[0].c_str(), part.c_str(), FNM_PATHNAME) == 0; });
-  }
-  return match_from(pattern, 0, path, 0);
+  return Glob(glob, Glob::Style::Config).matches(relative);
 }
 
 bool Config::rule_enabled(std::string_view rule_id, const fs::path& path) const {

@@ -82,10 +82,10 @@ Config find_config(const std::filesystem::path& dir, const Catalog& catalog);
 // Catalog::builtin() before analysing). Throws ConfigError naming the config file.
 void apply_extra_apis(const Config& config, Catalog& catalog);
 
-// Does `glob` match `relative` (a '/'-separated path relative to the config's folder)? fnmatch(3) with
-// FNM_PATHNAME per path component, plus "**" for any number of components. A glob without '/' matches
-// any single component (so "build" excludes every build folder, "*.py" every Python file); a glob with
-// '/' is anchored at the config's folder and also matches everything below a matching folder. (Added.)
+// Does `glob` match `relative` (a '/'-separated path relative to the config's folder)? A Glob of
+// Style::Config (core/glob.h): a glob without '/' matches any single component (so "build" excludes every
+// build folder, "*.py" every Python file); a glob with '/' is anchored at the config's folder and also
+// matches everything below a matching folder. (Added.)
 bool glob_matches(std::string_view glob, std::string_view relative);
 
 // Human-readable effective configuration with the source of each value (`synclint config`).

@@ -1,7 +1,6 @@
 #include "engine/engine.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -11,6 +10,7 @@
 #include "core/catalog.h"
 #include "core/config.h"
 #include "core/cost_report.h"
+#include "core/parallel.h"
 #include "core/ranking.h"
 #include "core/suggest.h"
 #include "core/suppressions.h"
@@ -27,24 +27,6 @@ unsigned effective_jobs(unsigned jobs) {
   if (jobs != 0) return jobs;
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : hw;
-}
-
-// Runs fn(i) for i in [0, n) on up to `jobs` threads.
-template <class Fn>
-void parallel_for(std::size_t n, unsigned jobs, Fn&& fn) {
-  const std::size_t threads = std::min<std::size_t>(jobs, n);
-  if (threads <= 1) {
-    for (std::size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::vector<std::jthread> pool;
-  pool.reserve(threads);
-  for (std::size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  }
 }
 
 // A rule selector on the command line: an id, an id prefix ("SYNC00") or a rule name.
@@ -185,7 +167,7 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
   if (progress) progress(0, total);
 
   std::vector<std::optional<FileError>> read_errors(files.size());
-  parallel_for(files.size(), jobs, [&](std::size_t i) {
+  parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     const Candidate& c = *files[i].candidate;
     auto result = read_source(c.open_path, c.path, options.max_file_bytes);
     if (auto* text = std::get_if<std::string>(&result))

@@ -1,7 +1,5 @@
 #include "engine/gitignore.h"
 
-#include <fnmatch.h>
-
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -51,48 +49,20 @@ IgnoreFile IgnoreFile::parse(std::string_view text) {
       p.dir_only = true;
       line.remove_suffix(1);
     }
-    if (!line.empty() && line.front() == '/') {
-      p.anchored = true;
-      line.remove_prefix(1);
-    }
-    if (line.find('/') != std::string_view::npos) p.anchored = true;
-    if (line.empty()) continue;
-    // An unanchored pattern matches at any depth: the same as a leading "**/".
-    if (!p.anchored) p.segments.emplace_back("**");
-    for (std::string_view seg : split(line, '/')) {
-      if (seg.empty()) continue;  // "a//b" is "a/b"
-      p.segments.emplace_back(seg);
-    }
+    if (line.empty() || line == "/") continue;
+    p.glob = Glob(line, Glob::Style::Gitignore);
     result.patterns_.push_back(std::move(p));
   }
   return result;
 }
 
-bool IgnoreFile::match_segments(const std::vector<std::string>& pattern, std::size_t pi,
-                                const std::vector<std::string_view>& path, std::size_t si) {
-  if (pi == pattern.size()) return si == path.size();
-  if (pattern[pi] == "**") {
-    // A trailing "/**" matches everything inside (one or more components); elsewhere zero or more.
-    if (pi + 1 == pattern.size()) return si < path.size();
-    for (std::size_t k = si; k <= path.size(); ++k)
-      if (match_segments(pattern, pi + 1, path, k)) return true;
-    return false;
-  }
-  if (si == path.size()) return false;
-  std::string name(path[si]);
-  if (fnmatch(pattern[pi].c_str(), name.c_str(), 0) != 0) return false;
-  return match_segments(pattern, pi + 1, path, si + 1);
-}
-
 std::optional<bool> IgnoreFile::match(std::string_view relative, bool is_dir) const {
   if (patterns_.empty() || relative.empty()) return std::nullopt;
-  std::vector<std::string_view> path;
-  for (std::string_view seg : split(relative, '/'))
-    if (!seg.empty()) path.push_back(seg);
+  const std::vector<std::string_view> path = Glob::split_path(relative, Glob::Style::Gitignore);
   // The last matching pattern decides.
   for (auto it = patterns_.rbegin(); it != patterns_.rend(); ++it) {
     if (it->dir_only && !is_dir) continue;
-    if (match_segments(it->segments, 0, path, 0)) return !it->negated;
+    if (it->glob.matches(path)) return !it->negated;
   }
   return std::nullopt;
 }

@@ -1,5 +1,5 @@
-// .gitignore matching (gitignore(5)) on top of fnmatch(3): comments, escapes, trailing spaces, negation,
-// directory-only patterns, anchored patterns and `**`. Debian packages no C/C++ library for this
+// .gitignore matching (gitignore(5)): comments, escapes, trailing spaces, negation and directory-only
+// patterns here; anchoring and `**` in core/glob.h (Glob::Style::Gitignore), on top of fnmatch(3). Debian packages no C/C++ library for this
 // (libgit2 answers only for paths inside an opened repository), hence this small implementation.
 #pragma once
 
@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/glob.h"
 
 namespace synclint::engine {
 
@@ -24,13 +26,10 @@ class IgnoreFile {
 
  private:
   struct Pattern {
-    std::vector<std::string> segments;  // split on '/'; "**" segments are kept as such
+    Glob glob;  // Glob::Style::Gitignore
     bool negated = false;
     bool dir_only = false;
-    bool anchored = false;  // had a '/' before its end: matched against the whole relative path
   };
-  static bool match_segments(const std::vector<std::string>& pattern, std::size_t pi,
-                             const std::vector<std::string_view>& path, std::size_t si);
   std::vector<Pattern> patterns_;
 };
 

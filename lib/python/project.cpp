@@ -1,3 +1,5 @@
+// The project index's lookups (modules, methods, class attributes) and its links: module names, imports
+// resolved to project files, and class bases resolved to project classes.
 #include "python/project.h"
 
 #include <algorithm>
@@ -14,6 +16,75 @@ std::size_t common_prefix(const std::string& a, const std::string& b) {
   while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
   return i;
 }
+
+std::string module_of_path(const std::string& path, std::vector<std::string>& parts) {
+  parts.clear();
+  std::string p = path;
+  if (p.ends_with(".py")) p.resize(p.size() - 3);
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    const auto slash = p.find('/', start);
+    std::string part = p.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (!parts.empty() && parts.back() == "__init__") parts.pop_back();
+  return parts.empty() ? std::string() : parts.back();
+}
+
+bool is_module_base(const std::string& base) {
+  return base.ends_with("Module") || base.ends_with("LightningModule") || base == "nn.Module";
+}
+
+void resolve_imports(Project& p, int file, const std::unordered_map<std::string, int>& by_path) {
+  FileModel& fm = p.files[file];
+  auto file_at = [&](const std::string& base) -> int {
+    for (const char* suffix : {".py", "/__init__.py"}) {
+      auto it = by_path.find(base + suffix);
+      if (it != by_path.end()) return it->second;
+    }
+    return -1;
+  };
+  for (const auto& ri : fm.raw_imports) {
+    Binding b;
+    if (ri.level > 0) {
+      std::string base = dir_of(fm.path);
+      for (int i = 1; i < ri.level; ++i) base = dir_of(base);
+      std::string rel = ri.module;
+      std::replace(rel.begin(), rel.end(), '.', '/');
+      const std::string mod_path = rel.empty() ? base : (base.empty() ? rel : base + "/" + rel);
+      std::string sym_rel = ri.symbol;
+      std::replace(sym_rel.begin(), sym_rel.end(), '.', '/');
+      const int as_module = ri.symbol.empty() ? -1 : file_at(mod_path.empty() ? sym_rel : mod_path + "/" + sym_rel);
+      std::vector<std::string> parts;
+      if (as_module >= 0) {
+        b.file = as_module;
+        b.dotted = module_of_path(p.files[as_module].path, parts);
+      } else {
+        b.file = file_at(mod_path);
+        b.symbol = ri.symbol;
+        const std::string m = b.file >= 0 ? module_of_path(p.files[b.file].path, parts) : ri.module;
+        b.dotted = ri.symbol.empty() ? m : m + "." + ri.symbol;
+      }
+    } else if (ri.symbol.empty()) {
+      b.dotted = ri.module;
+      b.file = p.find_module(ri.module, file);
+    } else {
+      b.dotted = ri.module + "." + ri.symbol;
+      const int sub = p.find_module(b.dotted, file);
+      if (sub >= 0) {
+        b.file = sub;
+      } else {
+        b.file = p.find_module(ri.module, file);
+        if (b.file >= 0) b.symbol = ri.symbol;
+      }
+    }
+    if (b.file == file && b.symbol.empty()) b.file = -1;  // `import x` of itself: nothing to learn
+    fm.imports[ri.alias] = std::move(b);
+  }
+}
+
 }  // namespace
 
 void read_function(FuncInfo& fi, Node def, const SourceText& src) {
@@ -99,6 +170,42 @@ SourceRange Project::range(const CallEdge& e, const Span& s) const {
 std::string Project::where(const SourceRange& r) const {
   auto it = display_of.find(r.path);
   return (it == display_of.end() ? r.path : it->second) + ":" + std::to_string(r.begin.line);
+}
+
+void link_project(Project& p) {
+  std::unordered_map<std::string, int> by_path;
+  for (std::size_t i = 0; i < p.files.size(); ++i) {
+    by_path[p.files[i].path] = static_cast<int>(i);
+    std::vector<std::string> parts;
+    module_of_path(p.files[i].path, parts);
+    std::string dotted;
+    for (std::size_t k = 0; k < parts.size() && k < 4; ++k) {
+      const std::string& part = parts[parts.size() - 1 - k];
+      dotted = dotted.empty() ? part : part + "." + dotted;
+      p.module_index[dotted].push_back(static_cast<int>(i));
+    }
+  }
+  for (std::size_t i = 0; i < p.files.size(); ++i) resolve_imports(p, static_cast<int>(i), by_path);
+  for (ClassInfo& ci : p.classes) {
+    for (const std::string& base : ci.bases) {
+      const std::string last = base.substr(base.rfind('.') == std::string::npos ? 0 : base.rfind('.') + 1);
+      int id = -1;
+      const FileModel& fm = p.files[ci.file];
+      if (auto it = fm.top_classes.find(base); it != fm.top_classes.end()) id = it->second;
+      if (auto it = fm.imports.find(base); id < 0 && it != fm.imports.end() && it->second.file >= 0) {
+        const FileModel& other = p.files[it->second.file];
+        if (auto jt = other.top_classes.find(it->second.symbol.empty() ? last : it->second.symbol);
+            jt != other.top_classes.end())
+          id = jt->second;
+      }
+      if (id >= 0) ci.base_ids.push_back(id);
+      if (is_module_base(base)) ci.is_module = true;
+    }
+  }
+  for (int pass = 0; pass < 8; ++pass)
+    for (ClassInfo& ci : p.classes)
+      for (int b : ci.base_ids)
+        if (p.classes[b].is_module) ci.is_module = true;
 }
 
 }  // namespace synclint::python

@@ -158,4 +158,9 @@ struct Project {
   std::unordered_map<std::string, std::string> display_of;  // path -> display path
 };
 
+// Links the files of an indexed project (files, functions and classes with their global ids): the module
+// index (each file under the last one to four parts of its dotted name), every file's imports resolved to
+// project files and symbols, and the project classes among each class's bases (is_module set through them).
+void link_project(Project& p);
+
 }  // namespace synclint::python

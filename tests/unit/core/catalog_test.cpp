@@ -121,6 +121,24 @@ TEST(CatalogBuiltin, RulesForApi) {
   EXPECT_TRUE(c.rules_for_api(Language::Cxx, "methods", "tolist").empty()) << "LibTorch has no tolist";
 }
 
+TEST(CatalogBuiltin, ApiReturns) {
+  const Catalog& c = Catalog::builtin();
+  for (const char* id : {"SYNC001", "SYNC002", "SYNC004"}) EXPECT_EQ(c.find(id)->returns(Language::Python), "host") << id;
+  EXPECT_EQ(c.find("SYNC012")->returns(Language::Python), "timer");
+  EXPECT_EQ(c.find("SYNC003")->returns(Language::Python), "") << ".cpu() gives a host tensor, not a host value";
+  EXPECT_EQ(c.find("SYNC001")->returns(Language::Cxx), "");
+  EXPECT_EQ(c.find("SYNC001")->api_names(Language::Python, "returns").size(), 0u) << "returns is no API kind";
+
+  const Catalog loaded = Catalog::from_files(
+      {{"SYNC001.toml", rule_text("SYNC001", "tensor-item", "", "[apis.python]\nreturns = \"host\"\nmethods = [\"item\"]\n")}});
+  EXPECT_EQ(loaded.find("SYNC001")->returns(Language::Python), "host");
+  EXPECT_EQ(loaded.rules_for_api(Language::Python, "methods", "item").size(), 1u);
+  EXPECT_THAT(load_error({{"SYNC001.toml", rule_text("SYNC001", "tensor-item", "", "[apis.python]\nreturns = \"hosts\"\n")}}),
+              HasSubstr("key 'apis.python.returns': 'hosts' is not host or timer (did you mean 'host'?)"));
+  EXPECT_THAT(load_error({{"SYNC001.toml", rule_text("SYNC001", "tensor-item", "", "[apis.python]\nreturns = [\"host\"]\n")}}),
+              HasSubstr("key 'apis.python.returns': expected a string"));
+}
+
 TEST(Catalog, AddApi) {
   Catalog c = Catalog::builtin();
   c.add_api("SYNC001", Language::Python, "functions", "mylib.metrics.to_float");

@@ -12,12 +12,12 @@ std::string rule(const std::string& id, const std::string& name, const std::stri
 
 const Catalog& catalog() {
   static const Catalog c = Catalog::from_files({
-      {"SYNC001.toml", rule("SYNC001", "tensor-item", "methods = [\"item\"]")},
-      {"SYNC002.toml", rule("SYNC002", "tensor-tolist", "methods = [\"tolist\"]")},
+      {"SYNC001.toml", rule("SYNC001", "tensor-item", "returns = \"host\"\nmethods = [\"item\"]")},
+      {"SYNC002.toml", rule("SYNC002", "tensor-tolist", "returns = \"host\"\nmethods = [\"tolist\"]")},
       {"SYNC003.toml", rule("SYNC003", "device-to-host-copy",
                             "methods = [\"cpu\", \"numpy\", \"to\"]\nfunctions = [\"numpy.array\", \"numpy.asarray\"]")},
       {"SYNC004.toml", rule("SYNC004", "scalar-conversion",
-                            "builtins = [\"float\", \"int\", \"bool\", \"round\"]\nfunctions = [\"math.isnan\", \"math.isclose\"]")},
+                            "returns = \"host\"\nbuiltins = [\"float\", \"int\", \"bool\", \"round\"]\nfunctions = [\"math.isnan\", \"math.isclose\"]")},
       {"SYNC005.toml", rule("SYNC005", "tensor-formatting",
                             "builtins = [\"print\", \"str\"]\nfunctions = [\"logging.info\"]\nmethods = [\"format\", \"info\"]")},
       {"SYNC006.toml", rule("SYNC006", "branch-on-device-value", "")},
@@ -32,7 +32,7 @@ const Catalog& catalog() {
       {"SYNC010.toml", rule("SYNC010", "logger-sink", "functions = [\"wandb.log\"]\nmethods = [\"add_scalar\"]")},
       {"SYNC011.toml", rule("SYNC011", "blocking-host-to-device-copy",
                             "methods = [\"to\", \"cuda\"]\nfunctions = [\"torch.tensor\"]")},
-      {"SYNC012.toml", rule("SYNC012", "unsynchronized-timing", "functions = [\"time.time\", \"time.perf_counter\"]")},
+      {"SYNC012.toml", rule("SYNC012", "unsynchronized-timing", "returns = \"timer\"\nfunctions = [\"time.time\", \"time.perf_counter\"]")},
   });
   return c;
 }

@@ -1,0 +1,62 @@
+#include "core/glob.h"
+
+#include <fnmatch.h>
+
+namespace synclint {
+
+std::vector<std::string_view> Glob::split_path(std::string_view path, Style style) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t slash = std::min(path.find('/', start), path.size());
+    const std::string_view part = path.substr(start, slash - start);
+    if (!part.empty() && (style == Style::Gitignore || part != ".")) parts.push_back(part);
+    start = slash + 1;
+  }
+  return parts;
+}
+
+Glob::Glob(std::string_view text, Style style) : style_(style) {
+  bool anchored = false;
+  if (style == Style::Config) {
+    if (text.starts_with("./")) text.remove_prefix(2);
+    anchored = text.find('/') != std::string_view::npos;
+    while (text.starts_with("/")) text.remove_prefix(1);
+    while (text.ends_with("/")) text.remove_suffix(1);
+  } else {
+    if (text.starts_with("/")) {
+      anchored = true;
+      text.remove_prefix(1);
+    }
+    anchored = anchored || text.find('/') != std::string_view::npos;
+  }
+  const std::vector<std::string_view> parts = split_path(text, style);
+  if (parts.empty() && style == Style::Config) return;  // matches nothing
+  if (!anchored) components_.emplace_back("**");
+  for (std::string_view part : parts) components_.emplace_back(part);
+  // An unanchored configuration glob matches one component, at any depth: a lone "**" there is any name.
+  if (!anchored && style == Style::Config && components_.back() == "**") components_.back() = "*";
+}
+
+bool Glob::matches(const std::vector<std::string_view>& path) const {
+  if (components_.empty() && style_ == Style::Config) return false;
+  return match_from(0, path, 0);
+}
+
+// Matches components [pi..] against path components [si..].
+bool Glob::match_from(std::size_t pi, const std::vector<std::string_view>& path, std::size_t si) const {
+  if (pi == components_.size()) return style_ == Style::Config || si == path.size();
+  if (components_[pi] == "**") {
+    // A trailing "**" of a gitignore glob matches one or more components; elsewhere zero or more.
+    if (style_ == Style::Gitignore && pi + 1 == components_.size()) return si < path.size();
+    for (std::size_t k = si; k <= path.size(); ++k)
+      if (match_from(pi + 1, path, k)) return true;
+    return false;
+  }
+  if (si == path.size()) return false;
+  const std::string name(path[si]);  // holds no '/': FNM_PATHNAME changes nothing but says so
+  if (fnmatch(components_[pi].c_str(), name.c_str(), FNM_PATHNAME) != 0) return false;
+  return match_from(pi + 1, path, si + 1);
+}
+
+}  // namespace synclint

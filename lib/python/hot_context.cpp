@@ -1,0 +1,207 @@
+// Hot context: how often a site runs (loops, periodic guards, the heat of the function and the calling
+// chain that made it hot), and the wording of findings from it.
+#include <unordered_set>
+
+#include "python/walker_internal.h"
+
+namespace synclint::python::walk {
+
+// `step % N` as an interval: not string formatting (`"%d" % x`), and not gradient accumulation
+// (`(step + 1) % accum_steps`): the optimizer step it guards runs every few steps, so what syncs there is hot.
+bool Walker::interval_modulo(Node binop) const {
+  if (text(field(binop, "operator")) != "%") return false;
+  const K lk = kind(strip_parens(field(binop, "left")));
+  if (lk == K::String || lk == K::ConcatenatedString) return false;
+  return !contains_ci(text(field(binop, "right")), "accum");
+}
+
+Periodic Walker::periodic_kind(Node c, int depth) const {
+  c = strip_parens(c);
+  if (depth > 16) return Periodic::None;
+  switch (kind(c)) {
+    case K::NotOperator: {
+      Periodic inner = periodic_kind(field(c, "argument"), depth + 1);
+      if (inner == Periodic::WhenTrue) return Periodic::WhenFalse;
+      if (inner == Periodic::WhenFalse) return Periodic::WhenTrue;
+      return Periodic::None;
+    }
+    case K::BooleanOperator: {
+      Node op = field(c, "operator");
+      if (text(op) != "and") return Periodic::None;
+      if (periodic_kind(field(c, "left"), depth + 1) == Periodic::WhenTrue ||
+          periodic_kind(field(c, "right"), depth + 1) == Periodic::WhenTrue)
+        return Periodic::WhenTrue;
+      return Periodic::None;
+    }
+    case K::BinaryOperator: {
+      if (!interval_modulo(c)) return Periodic::None;
+      return Periodic::WhenFalse;  // `if step % N:` runs off the interval; its else branch on it
+    }
+    case K::ComparisonOperator: {
+      if (named_count(c) != 2) return Periodic::None;
+      bool modulo = false;
+      for (std::uint32_t i = 0; i < 2; ++i) {
+        Node o = strip_parens(named(c, i));
+        if (kind(o) == K::BinaryOperator && interval_modulo(o)) modulo = true;
+      }
+      if (!modulo) return Periodic::None;
+      for (Node op : children(c)) {
+        if (is_named(op)) continue;
+        const std::string_view t = text(op);
+        if (t == "==") return Periodic::WhenTrue;
+        if (t == "!=") return Periodic::WhenFalse;
+      }
+      return Periodic::None;
+    }
+    default: return Periodic::None;
+  }
+}
+
+HotInfo Walker::hot_info(bool lexical_only) const {
+  HotInfo h;
+  long reads = 1;
+  bool reads_known = true;
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    const Frame& f = *it;
+    if (f.kind == Frame::Kind::Guard) {
+      if (!h.periodic) {
+        h.periodic = true;
+        h.guard = f.node;
+      }
+      continue;
+    }
+    if (f.kind == Frame::Kind::Boundary) break;  // a lambda: its own function's heat
+    if (f.kind == Frame::Kind::Cold) return HotInfo{};
+    if (f.multiplier) {
+      h.multiplied = true;
+      h.params = h.params || f.params;
+      if (f.count >= 0) reads *= f.count;
+      else reads_known = false;
+      continue;
+    }
+    h.in_loop = true;
+    h.loop = f.node;
+    h.heat = f.epoch ? Heat::Epoch : Heat::Hot;
+    break;
+  }
+  if (!h.in_loop) {
+    h.heat = lexical_only ? Heat::Cold : p_.heat[func_].heat;
+  }
+  if (h.periodic && h.heat == Heat::Hot) h.heat = Heat::Periodic;
+  if (h.multiplied) h.reads = reads_known ? reads : -1;
+  if (h.heat == Heat::Cold) h.multiplied = false;
+  return h;
+}
+
+Lexical Walker::lexical() const {
+  HotInfo h = hot_info(true);
+  Lexical l;
+  l.heat = h.heat;
+  l.in_loop = h.in_loop;
+  if (h.in_loop) l.loop = span(h.loop);
+  l.periodic = h.periodic;
+  if (h.periodic) l.guard = span(h.guard);
+  return l;
+}
+
+void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& related, Heat heat) const {
+  std::unordered_set<int> seen;
+  int cur = fn;
+  while (cur >= 0 && seen.insert(cur).second && seen.size() < 32) {
+    const FuncHeat& fh = p_.heat[cur];
+    if (fh.callback && fh.via < 0) {
+      const FuncInfo& fi = p_.funcs[cur];
+      if (called.empty()) called = "`" + fi.name + "` is a per-step callback";
+      else called += " in per-step callback `" + fi.name + "`";
+      related.push_back({fi.name_range, "per-step callback `" + fi.name + "`"});
+      return;
+    }
+    if (fh.via < 0 || static_cast<std::size_t>(fh.via) >= p_.edges.size()) return;
+    const CallEdge& e = p_.edges[fh.via];
+    const SourceRange call = p_.range(e, e.call), loop = p_.range(e, e.lex.loop), guard = p_.range(e, e.lex.guard);
+    std::string msg = "called from " + p_.where(call);
+    if (e.lex.in_loop) msg += " inside loop at " + p_.where(loop);
+    if (e.lex.periodic && heat == Heat::Periodic) msg += " under the periodic guard at " + p_.where(guard);
+    related.push_back({call, msg});
+    if (e.lex.periodic) related.push_back({guard, "periodic guard at " + p_.where(guard)});
+    if (e.lex.in_loop) {
+      called = msg;
+      related.push_back({loop, "inside loop at " + p_.where(loop)});
+      return;
+    }
+    called = msg;
+    cur = e.caller;
+  }
+}
+
+std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const {
+  std::string reads;
+  if (h.multiplied) {
+    if (h.reads >= 0) reads = std::to_string(h.reads) + (h.reads == 1 ? " read per step" : " reads per step");
+    else reads = h.params ? "one read per parameter per step" : "one read per element per step";
+  }
+  std::string s;
+  if (h.periodic) {
+    related.push_back({src_.range(h.guard), "periodic guard at " + where(h.guard)});
+  }
+  std::string loop_at;
+  if (h.in_loop) {
+    loop_at = where(h.loop);
+    related.push_back({src_.range(h.loop), "inside loop at " + loop_at});
+  }
+  std::string called;
+  if (!h.in_loop && h.heat != Heat::Cold) chain(func_, called, related, h.heat);
+  switch (h.heat) {
+    case Heat::Hot:
+      if (h.in_loop) s = (reads.empty() ? "every step" : reads) + " of the loop at " + loop_at;
+      else s = (reads.empty() ? "every step" : reads) + ": " + called;
+      break;
+    case Heat::Periodic:
+      // A guard in this function is named here; a caller's guard is named in the call chain.
+      s = "at each logging interval";
+      if (h.periodic) s += " (periodic guard at " + where(h.guard) + ")";
+      if (!reads.empty()) s += ", " + reads;
+      if (h.in_loop) s += " of the loop at " + loop_at;
+      else if (!called.empty()) s += ": " + called;
+      break;
+    case Heat::Epoch:
+      s = "once per epoch";
+      if (!reads.empty()) s += ", " + reads;
+      if (h.in_loop) s += " of the loop at " + loop_at;
+      else if (!called.empty()) s += ": " + called;
+      break;
+    case Heat::Cold: s = "in code that runs once"; break;
+  }
+  return s;
+}
+
+void Walker::report(const Rule& rule, Node at, Confidence confidence, std::string_view what,
+                    std::string_view fix, bool syncs, std::vector<TextEdit> edits) {
+  if (syncs) synced();
+  sum().reports = true;
+  if (!emit_) return;
+  if (!reported_.emplace(node_id(at), rule.id).second) return;
+  HotInfo h = hot_info(false);
+  if (h.heat == Heat::Cold && !p_.options->report_cold) return;
+  Finding f;
+  f.rule_id = rule.id;
+  f.rule_name = rule.name;
+  f.range = src_.range(at);
+  f.confidence = confidence;
+  const FuncInfo& fi = p_.funcs[func_];
+  f.function = fi.module_body ? "<module>" : fi.qualname;
+  f.severity = (h.heat == Heat::Hot && confidence != Confidence::Low) ? rule.default_severity : Severity::Note;
+  f.periodic = h.heat == Heat::Periodic || h.heat == Heat::Epoch;
+  if (h.multiplied && h.reads > 1) f.reads_per_step = static_cast<std::uint32_t>(h.reads);
+  std::string subject(text(at));
+  if (auto nl = subject.find('\n'); nl != std::string::npos) subject = subject.substr(0, nl) + "...";
+  if (subject.size() > 60) subject = subject.substr(0, 57) + "...";
+  f.message = "`" + subject + "` " + std::string(what) + ", " + phrase(h, f.related);
+  if (confidence == Confidence::Low) f.message += " (if the value is on the GPU: its device is unknown here)";
+  f.fix = std::string(fix);
+  f.edits = std::move(edits);
+  out_.findings.push_back(std::move(f));
+  out_.finding_funcs.push_back(func_);
+}
+
+}  // namespace synclint::python::walk

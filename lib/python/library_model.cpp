@@ -1,0 +1,518 @@
+#include "python/library_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <initializer_list>
+
+#include "python/nn_layers.h"
+
+namespace synclint::python {
+namespace {
+
+bool one_of(std::string_view s, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+// A name that says it holds a device ("device", "self.device"): a CUDA device spec, else unknown.
+Value device_named(std::string_view name) {
+  if (!contains_ci(name, "device")) return Value{};
+  Value v = Value::of(VK::DeviceSpec, Confidence::Medium);
+  v.cuda = true;
+  return v;
+}
+
+// Does an argument of the call hold a device value? `best`: the highest confidence among those.
+bool device_argument(const CallInfo& ci, Confidence& best) {
+  bool dev = false;
+  best = Confidence::Low;
+  for (const Arg& a : ci.args)
+    if (a.value.holds_device()) {
+      dev = true;
+      best = std::max(best, a.value.device_conf());
+    }
+  return dev;
+}
+
+// Parameters of per-step callbacks that the framework hands over on the device.
+bool callback_tensor_param(std::string_view n) {
+  return one_of(n, {"batch", "x", "y", "inputs", "input", "targets", "target", "labels", "images", "outputs",
+                    "logits", "preds", "features"});
+}
+
+}  // namespace
+
+bool contains_ci(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return true;
+  if (needle.size() > hay.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+    if (lower(hay[i]) != needle[0]) continue;
+    std::size_t j = 1;
+    while (j < needle.size() && lower(hay[i + j]) == needle[j]) ++j;
+    if (j == needle.size()) return true;
+  }
+  return false;
+}
+
+std::string_view last_part(std::string_view dotted) {
+  const auto dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+// Tensor attributes that are host metadata: reading them never syncs.
+bool host_attribute(std::string_view a) {
+  // Predicates and sizes: `x.is_cuda`, `packed.batch_sizes`, `lengths` tensors live on the host.
+  if (a.starts_with("is_") || a.starts_with("has_") || a.ends_with("size") || a.ends_with("sizes") ||
+      a.ends_with("lengths"))
+    return true;
+  return one_of(a, {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "is_leaf", "layout", "names",
+                    "itemsize", "nbytes", "is_sparse", "is_quantized", "is_meta", "grad_fn", "output_nr",
+                    "_version", "training", "is_mps", "is_cpu"});
+}
+// Tensor methods that return host metadata without reading values.
+bool host_method(std::string_view m) {
+  if (m.starts_with("is_") || m.starts_with("has_")) return true;
+  return one_of(m, {"size", "dim", "numel", "stride", "data_ptr", "element_size", "is_contiguous", "get_device",
+                    "is_floating_point", "is_complex", "nelement", "ndimension", "storage_offset", "__len__",
+                    "type", "is_pinned", "is_shared", "untyped_storage", "_nnz", "nnz"});
+}
+// Tensor methods whose result is a boolean tensor.
+bool mask_method(std::string_view m) {
+  return one_of(m, {"eq", "ne", "gt", "lt", "ge", "le", "isnan", "isinf", "isfinite", "bool", "logical_and",
+                    "logical_or", "logical_not", "logical_xor", "any", "all", "isclose", "isneginf", "isposinf",
+                    "signbit", "greater", "less", "equal_", "greater_equal", "less_equal", "not_equal"});
+}
+// nn.Module methods that return the module itself.
+bool module_method(std::string_view m) {
+  return one_of(m, {"train", "eval", "requires_grad_", "half", "float", "double", "bfloat16", "apply",
+                    "share_memory", "to_empty", "compile"});
+}
+// torch functions that build a tensor (on the host unless given a device).
+bool factory(std::string_view f) {
+  return one_of(f, {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
+                    "randperm", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like",
+                    "full_like", "rand_like", "randn_like", "randint_like", "from_numpy", "normal",
+                    "empty_strided", "tril_indices", "triu_indices", "scalar_tensor", "range"});
+}
+// List, set and deque methods that add their (last) argument to the receiver.
+bool collecting_method(std::string_view m) { return one_of(m, {"append", "add", "insert", "extend", "appendleft"}); }
+
+// A name that holds a data loader when nothing else is known about it.
+bool loader_name(std::string_view n) { return contains_ci(n, "loader") || contains_ci(n, "batches") || n == "dl"; }
+// An inner loop over such a name (or a dataset) is the batch loop of an epoch loop.
+bool batch_source_name(std::string_view n) {
+  return loader_name(n) || contains_ci(n, "dataset") || n == "data" || n == "train_data" || n == "val_data";
+}
+// An unknown callable whose result is a device tensor when its arguments are: a model, a loss, a module.
+bool tensor_callable_name(std::string_view n) {
+  return contains_ci(n, "loss") || contains_ci(n, "criterion") || contains_ci(n, "model") || contains_ci(n, "net") ||
+         contains_ci(n, "module") || contains_ci(n, "encoder") || contains_ci(n, "decoder") ||
+         contains_ci(n, "head") || contains_ci(n, "layer") || contains_ci(n, "policy") || contains_ci(n, "critic") ||
+         contains_ci(n, "actor") || contains_ci(n, "backbone") || contains_ci(n, "gather") ||
+         contains_ci(n, "reduce");
+}
+
+Value string_literal_value(std::string_view t) {
+  std::size_t b = 0;
+  while (b < t.size() && t[b] != '"' && t[b] != '\'') ++b;
+  std::string_view body = t.substr(std::min(b, t.size()));
+  while (!body.empty() && (body.front() == '"' || body.front() == '\'')) body.remove_prefix(1);
+  while (!body.empty() && (body.back() == '"' || body.back() == '\'')) body.remove_suffix(1);
+  if (body == "cuda" || body.starts_with("cuda:")) {
+    Value v = Value::of(VK::DeviceSpec);
+    v.cuda = true;
+    return v;
+  }
+  if (body == "cpu" || body == "mps" || body == "meta") return Value::of(VK::DeviceSpec);
+  return Value::host();
+}
+
+Value parameter_guess(std::string_view name, bool callback) {
+  if (Value d = device_named(name); d.kind != VK::Unknown) return d;
+  if (callback && callback_tensor_param(name)) return Value::device(Confidence::Medium);
+  return {};
+}
+
+std::optional<long> integer_literal(Node n, const Checker& code) {
+  n = strip_parens(n);
+  bool negative = false;
+  if (kind(n) == K::UnaryOperator && code.text(field(n, "operator")) == "-") {
+    negative = true;
+    n = strip_parens(field(n, "argument"));
+  }
+  if (kind(n) != K::Integer) return std::nullopt;
+  std::string digits;
+  for (char ch : code.text(n))
+    if (ch != '_') digits += ch;
+  char* end = nullptr;
+  const long v = std::strtol(digits.c_str(), &end, 10);
+  if (digits.empty() || end == nullptr || *end != '\0') return std::nullopt;
+  return negative ? -v : v;
+}
+
+bool LibraryModel::returns(std::string_view kind, std::string_view name, std::string_view what) const {
+  for (const Rule* r : catalog_.rules_for_api(Language::Python, kind, name))
+    if (r->returns(Language::Python) == what) return true;
+  return false;
+}
+
+Value LibraryModel::builtin_call(const CallInfo& ci) const {
+  const std::string_view b = ci.builtin;
+  const Arg* a0 = ci.positional(0);
+  const Value first = a0 ? a0->value : Value{};
+  if (one_of(b, {"len", "int", "float", "round", "hash", "id", "ord"})) return Value::host(true);
+  if (one_of(b, {"str", "repr", "bool", "print", "isinstance", "hasattr", "callable", "chr", "format",
+                 "input", "issubclass", "complex"}))
+    return Value::host();
+  if (b == "abs") return first;
+  if (b == "range") {
+    Value v = Value::container({Value::host(true)}, false);
+    auto lit = [&](std::size_t i) -> long {
+      const Arg* a = ci.positional(i);
+      const std::optional<long> v = a ? integer_literal(a->node, code_) : std::nullopt;
+      return v ? *v : -1;
+    };
+    const std::size_t n = ci.args.size();
+    if (n == 1 && lit(0) >= 0) v.count = static_cast<std::int32_t>(lit(0));
+    if (n == 2 && lit(0) >= 0 && lit(1) >= lit(0)) v.count = static_cast<std::int32_t>(lit(1) - lit(0));
+    return v;
+  }
+  if (b == "enumerate") {
+    Value v = Value::container({Value::container({Value::host(true), first.element()}, true)}, false);
+    v.count = first.count;
+    if (first.kind == VK::Params) v.count = first.count;
+    return v;
+  }
+  if (b == "zip") {
+    std::vector<Value> parts;
+    std::int32_t count = -1;
+    bool known = true;
+    for (const Arg& a : ci.args) {
+      if (!a.keyword.empty()) continue;
+      parts.push_back(a.value.element());
+      known = known && a.value.count >= 0;
+      if (known) count = count < 0 ? a.value.count : std::min(count, a.value.count);
+    }
+    const bool counted = known && !parts.empty();
+    Value v = Value::container({Value::container(std::move(parts), true)}, false);
+    if (counted) v.count = count;  // as long as the shortest
+    return v;
+  }
+  if (one_of(b, {"list", "tuple", "set", "sorted", "reversed", "frozenset", "iter"})) {
+    if (first.kind == VK::Params || first.kind == VK::Container || first.kind == VK::Loader) return first;
+    if (first.kind == VK::Unknown) return b == "iter" ? Value{} : Value::container({Value{}}, false);
+    return Value::container({first.element()}, false);
+  }
+  if (b == "next") return first.element();
+  if (b == "sum") {
+    Value e = first.element();
+    if (e.on_device()) return Value::device(e.conf);
+    return e.kind == VK::Host ? Value::host(true) : Value{};
+  }
+  if (b == "max" || b == "min") {
+    if (ci.args.size() == 1) return first.element();
+    Value v = first;
+    for (std::size_t i = 1; i < ci.args.size(); ++i)
+      if (ci.args[i].keyword.empty()) v = join(v, ci.args[i].value);
+    return v;
+  }
+  if (b == "dict") {
+    std::vector<Value> items;
+    for (const Arg& a : ci.args) items.push_back(a.keyword.empty() ? a.value.element() : a.value);
+    return Value::container(std::move(items), false);
+  }
+  return {};
+}
+
+Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) const {
+  const std::string_view last = last_part(q);
+  const Arg* a0 = ci.positional(0);
+  const bool upper = !last.empty() && std::isupper(static_cast<unsigned char>(last[0]));
+  if (q.starts_with("torch.")) {
+    if (q == "torch.device") {
+      if (a0 && a0->value.kind == VK::DeviceSpec) return a0->value;
+      Value v = Value::of(VK::DeviceSpec, Confidence::Medium);
+      v.cuda = !a0 || code_.text(a0->node).find("cpu") == std::string_view::npos;
+      if (a0 && code_.text(a0->node).find("cuda") != std::string_view::npos) v.conf = Confidence::High;
+      return v;
+    }
+    if (one_of(last, {"Stream", "Event", "current_stream", "default_stream", "ExternalStream"}))
+      return Value::of(VK::Stream);
+    if (last == "GradScaler") return Value::of(VK::Scaler);
+    if (last == "DataLoader") return Value::of(VK::Loader);
+    if (q.starts_with("torch.optim.") && upper && q.find("lr_scheduler") == std::string::npos &&
+        q.find("swa_utils") == std::string::npos) {
+      Value v = Value::of(VK::Optimizer);
+      const Arg* fused = ci.keyword("fused");
+      v.fused = is_true_literal(fused, code_);
+      return v;
+    }
+    if (q.starts_with("torch.nn.") && upper && !q.starts_with("torch.nn.functional.") &&
+        !q.starts_with("torch.nn.utils.")) {
+      Value v = Value::of(VK::Module);
+      v.count = torch_module_parameters(ci, last);
+      return v;
+    }
+    if (q.starts_with("torch.cuda.") || q.starts_with("torch.backends.") || q.starts_with("torch.distributed."))
+      return Value::host();
+    if (factory(last)) {
+      Confidence c = Confidence::High;
+      const Arg* dtype = ci.keyword("dtype");
+      const bool boolean = dtype && last_part(code_.text(dtype->node)) == "bool";
+      if (cuda_target(ci.keyword("device"), code_, c)) return Value::device(c, boolean);
+      if (last.ends_with("_like") && a0 && a0->value.on_device() && !ci.keyword("device"))
+        return Value::device(a0->value.conf);
+      return Value::of(VK::HostTensor);
+    }
+    if (one_of(last, {"equal", "allclose", "is_tensor", "numel", "is_floating_point", "is_complex",
+                      "is_grad_enabled", "get_default_dtype", "manual_seed", "is_nonzero"}))
+      return Value::host();
+    Confidence c;
+    if (device_argument(ci, c)) {
+      const bool mask = mask_method(last) || one_of(last, {"isnan", "isinf", "isfinite", "logical_and",
+                                                           "logical_or", "logical_not", "eq", "ne", "gt", "lt",
+                                                           "ge", "le", "any", "all"});
+      return Value::device(c, mask);
+    }
+    for (const Arg& a : ci.args)
+      if (a.value.kind == VK::HostTensor) return Value::of(VK::HostTensor);
+    return {};
+  }
+  if (q.starts_with("numpy.")) return Value::of(VK::HostTensor);
+  if (q.starts_with("math.") || q.starts_with("time.") || q.starts_with("random.") ||
+      q.starts_with("statistics.") || q.starts_with("os."))
+    return Value::host(true);
+  if (q == "logging.getLogger") return Value::of(VK::Logger);
+  if (last == "tqdm" || last == "trange") return a0 ? a0->value : Value{};
+  if (last == "DataLoader") return Value::of(VK::Loader);
+  if (q == "copy.deepcopy" || q == "copy.copy") return a0 ? a0->value : Value{};
+  if (last == "from_pretrained") return Value::of(VK::Module, Confidence::Medium);
+  Confidence c;
+  if (device_argument(ci, c) && !q.starts_with("wandb.") && !q.starts_with("mlflow.") && !q.starts_with("logging."))
+    return Value::device(std::min(c, Confidence::Medium));
+  return {};
+}
+
+
+// Parameter tensors of `torch.nn.<layer>(...)`: containers sum their items' counts, other layers come
+// from the table in nn_layers.cpp; -1 when unknown.
+int LibraryModel::torch_module_parameters(const CallInfo& ci, std::string_view layer) const {
+  auto module_count = [](const Value& v) { return v.kind == VK::Module ? v.count : -1; };
+  auto sum_items = [&](const Value& c) {
+    if (c.kind != VK::Container || !c.items) return -1;
+    if (!c.positional) {  // a comprehension: its length times its element's count
+      const int each = c.items->size() == 1 ? module_count(c.items->front()) : -1;
+      return c.count >= 0 && each >= 0 ? c.count * each : -1;
+    }
+    int total = 0;
+    for (const Value& item : *c.items) {
+      const int n = module_count(item);
+      if (n < 0) return -1;
+      total += n;
+    }
+    return total;
+  };
+  // An empty container is usually filled later (append, add_module): unknown.
+  if ((layer == "Sequential" || layer == "ModuleList" || layer == "ModuleDict") && ci.args.empty()) return -1;
+  if (layer == "Sequential") {
+    int total = 0;
+    for (const Arg& a : ci.args) {
+      const int n = a.keyword.empty() ? module_count(a.value) : a.keyword == "*" ? sum_items(a.value) : -1;
+      if (n < 0) return -1;
+      total += n;
+    }
+    return total;
+  }
+  if (layer == "ModuleList") {
+    const Arg* a = ci.positional(0);
+    return ci.args.size() == 1 && a ? sum_items(a->value) : -1;
+  }
+  for (const Arg& a : ci.args)
+    if (a.keyword == "*" || a.keyword == "**") return -1;  // positions unknown
+  return nn_layer_parameters(layer, [&](std::string_view keyword, int position) {
+    const Arg* a = ci.arg(static_cast<std::size_t>(position), keyword);
+    if (!a) return LayerArg{};
+    Node n = strip_parens(a->node);
+    switch (kind(n)) {
+      case K::True: return LayerArg{LayerArg::Kind::Literal, 1};
+      case K::False:
+      case K::None: return LayerArg{LayerArg::Kind::Literal, 0};
+      case K::Integer:
+        if (std::optional<long> v = integer_literal(n, code_)) return LayerArg{LayerArg::Kind::Literal, *v};
+        break;
+      default: break;
+    }
+    return LayerArg{LayerArg::Kind::Other, 0};
+  });
+}
+
+Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
+  const Value& rv = ci.recv;
+  const std::string_view m = ci.method;
+  // Catalog APIs that read a value on the host return host values.
+  auto syncing_method = [&]() { return returns("methods", m, "host"); };
+  if ((rv.kind == VK::Device || rv.kind == VK::Module || rv.kind == VK::Unknown) &&
+      (m == "item" || m == "tolist" || host_method(m) || syncing_method()))
+    return Value::host(true);
+  Confidence tc = Confidence::High;
+  if (m == "parameters" || m == "named_parameters") {
+    Value v = Value::of(VK::Params, rv.kind == VK::Module && rv.cuda ? rv.conf : Confidence::Medium);
+    v.named_params = m == "named_parameters";
+    if (rv.kind == VK::Module) v.count = rv.count;  // parameter tensors, when known
+    return v;
+  }
+  switch (rv.kind) {
+    case VK::Device: {
+      if (m == "cpu" || m == "numpy") return Value::of(VK::HostTensor);
+      if (m == "to") {
+        if (cpu_target(ci.arg(0, "device"), code_)) return Value::of(VK::HostTensor);
+        return Value::device(rv.conf);
+      }
+      if (m == "cuda") return Value::device(rv.conf);
+      if (host_method(m) || syncing_method() || m == "tolist" || m == "item") return Value::host(true);
+      if (mask_method(m)) return Value::device(rv.conf, true);
+      return Value::device(rv.conf, rv.mask && one_of(m, {"clone", "detach", "T", "t", "view", "reshape",
+                                                          "flatten", "squeeze", "unsqueeze", "contiguous"}));
+    }
+    case VK::HostTensor: {
+      // A host boolean mask stays a mask once copied to the GPU.
+      if (m == "cuda") return Value::device(rv.conf == Confidence::High ? Confidence::High : Confidence::Medium, rv.mask);
+      if (m == "to") {
+        if (cuda_target(ci.arg(0, "device"), code_, tc)) return Value::device(std::min(tc, Confidence::High), rv.mask);
+        Value v = Value::of(VK::HostTensor, rv.conf);
+        const Arg* dtype = ci.arg(0, "dtype");
+        v.mask = rv.mask || (dtype && last_part(code_.text(dtype->node)) == "bool");
+        return v;
+      }
+      if (m == "item" || m == "tolist" || host_method(m)) return Value::host(true);
+      Value v = Value::of(VK::HostTensor, rv.conf);
+      v.mask = mask_method(m);
+      return v;
+    }
+    case VK::Module:
+      if (m == "to" || m == "cuda") {
+        Value v = rv;
+        if (m == "cuda" || cuda_target(ci.arg(0, "device"), code_, tc)) v.cuda = true;
+        return v;
+      }
+      if (m == "parameters" || m == "named_parameters" || m == "buffers") {
+        Value v = Value::of(VK::Params, rv.cuda ? rv.conf : Confidence::Medium);
+        v.named_params = m == "named_parameters";
+        if (m != "buffers") v.count = rv.count;
+        return v;
+      }
+      if (module_method(m)) return rv;
+      if (one_of(m, {"state_dict", "modules", "children", "named_modules", "zero_grad", "register_buffer",
+                     "load_state_dict", "register_forward_hook"}))
+        return {};
+      if (rv.cuda) return Value::device(rv.conf);
+      return {};
+    case VK::Params: return rv;
+    case VK::Loader: return m == "__iter__" ? rv : Value{};
+    case VK::Container:
+      if (one_of(m, {"items", "values", "copy", "pop", "get", "popleft", "__getitem__"})) {
+        if (m == "pop" || m == "get" || m == "popleft") return rv.element();
+        if (m == "items") return Value::container({Value::container({Value::host(), rv.element()}, true)}, false);
+        return rv;
+      }
+      return {};
+    case VK::Optimizer:
+      if (m == "step" || m == "zero_grad") work = true;
+      return Value::host();
+    case VK::Scaler:
+      if (m == "scale") return ci.positional(0) ? ci.positional(0)->value : Value{};
+      return Value::host();
+    case VK::Stream: return m == "record_event" ? Value::of(VK::Stream) : Value::host();
+    case VK::Logger: return Value::host();
+    case VK::Host:
+    case VK::DeviceSpec: return Value::host();
+    default: break;
+  }
+  // Unknown receiver.
+  if (m == "from_pretrained") return Value::of(VK::Module, Confidence::Medium);
+  if (m == "prepare" && contains_ci(code_.text(ci.receiver), "accelerator")) {
+    // accelerate's prepare() places models (and the batches of prepared loaders) on the device.
+    std::vector<Value> prepared;
+    for (const Arg& a : ci.args) {
+      if (!a.keyword.empty()) continue;
+      Value v = a.value;
+      if (v.kind == VK::Module || v.kind == VK::Unknown) {
+        v = Value::of(VK::Module, Confidence::Medium);
+        v.cuda = true;
+        if (a.value.kind == VK::Module) v.id = a.value.id;
+      }
+      prepared.push_back(v);
+    }
+    if (prepared.size() == 1) return prepared[0];
+    return Value::container(std::move(prepared), true);
+  }
+  if ((m == "to" || m == "cuda") && kind(strip_parens(ci.receiver)) == K::Call) {
+    // `Net(...).to(device)`: a module built by a class this analysis cannot see.
+    Node ctor = strip_parens(field(strip_parens(ci.receiver), "function"));
+    const std::string_view name = last_part(code_.text(ctor));
+    if (!name.empty() && std::isupper(static_cast<unsigned char>(name[0]))) {
+      Value v = Value::of(VK::Module, Confidence::Medium);
+      v.cuda = m == "cuda" || cuda_target(ci.arg(0, "device"), code_, tc);
+      return v;
+    }
+  }
+  if (m == "parameters" || m == "named_parameters") {
+    Value v = Value::of(VK::Params, Confidence::Medium);
+    v.named_params = m == "named_parameters";
+    return v;
+  }
+  if (m == "item" || m == "tolist" || host_method(m) || syncing_method()) return Value::host(true);
+  if (m == "cpu" || m == "numpy") return Value::of(VK::HostTensor);
+  if (m == "cuda") return Value::device(Confidence::Medium);
+  if (m == "to" && cuda_target(ci.arg(0, "device"), code_, tc)) return Value::device(Confidence::Medium);
+  if (m == "synchronize" || m == "record" || m == "elapsed_time" || m == "format" || m == "join" ||
+      m == "startswith" || m == "endswith")
+    return Value::host();
+  Confidence best;
+  if (device_argument(ci, best) && tensor_callable_name(m)) return Value::device(std::min(best, Confidence::Medium));
+  return {};
+}
+
+Value LibraryModel::unknown_call(const CallInfo& ci, const Value& callee) const {
+  Node fn = strip_parens(field(ci.node, "function"));
+  if (callee.kind != VK::Device && !tensor_callable_name(last_part(code_.text(fn)))) return {};
+  Confidence best;
+  if (device_argument(ci, best)) return Value::device(std::min(best, Confidence::Medium));
+  return {};
+}
+
+Value LibraryModel::attribute(const Value& recv, std::string_view name) const {
+  switch (recv.kind) {
+    case VK::Device: {
+      if (host_attribute(name)) return Value::host();
+      Value v = Value::device(recv.conf, (name == "T" || name == "mT") && recv.mask);
+      return v;
+    }
+    case VK::HostTensor: return host_attribute(name) ? Value::host() : Value::of(VK::HostTensor, recv.conf);
+    case VK::Module:
+    case VK::Instance: {
+      if (Value d = device_named(name); d.kind != VK::Unknown) return d;
+      if (recv.kind == VK::Module) {
+        if (name == "training") return Value::host();
+        if (recv.cuda && (name == "weight" || name == "bias" || name.ends_with("_weight") || name.ends_with("_bias") ||
+                          name == "running_mean" || name == "running_var"))
+          return Value::device(recv.conf);
+        Value m = Value::of(VK::Module, recv.conf);
+        m.cuda = recv.cuda;
+        return m;
+      }
+      return {};
+    }
+    case VK::Optimizer:
+    case VK::Scaler:
+    case VK::Loader:
+    case VK::Host:
+      return name == "dataset" ? Value{} : Value::host();
+    default:
+      if (loader_name(name)) return Value::of(VK::Loader, Confidence::Medium);
+      return device_named(name);
+  }
+}
+
+}  // namespace synclint::python

@@ -1,0 +1,233 @@
+#include "python/rounds.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/parallel.h"
+#include "python/nn_layers.h"
+
+namespace synclint::python {
+namespace {
+
+// Rounds of walks: at most kMaxRounds; after kFullRounds, another round runs only while the files to walk
+// again are few (a small project converges fully, a large corpus stops early).
+constexpr int kMaxRounds = 8;
+constexpr int kFullRounds = 2;
+constexpr std::size_t kSmallRoundBytes = 2u << 20;
+
+// Is `name` bound to the same value in both maps (absent counts as unknown)?
+template <class Map>
+bool same_entry(const Map& a, const Map& b, const std::string& name) {
+  auto ia = a.find(name), ib = b.find(name);
+  const Value none;
+  return (ia == a.end() ? none : ia->second).same(ib == b.end() ? none : ib->second);
+}
+
+void size_summaries(Summaries& s, const Project& p) {
+  s.funcs.assign(p.funcs.size(), FuncSummary{});
+  s.class_attrs.assign(p.classes.size(), {});
+  s.globals.assign(p.files.size(), {});
+}
+
+// Joins the call sites' arguments into each callee's parameter facts (sized only for functions that have a
+// call site: an absent fact and an unknown one read the same).
+void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges) {
+  for (FuncSummary& s : p.next.funcs) {
+    s.params.clear();
+    s.param_known.clear();
+  }
+  auto add = [&](FuncSummary& s, std::size_t i, const Value& v) {
+    if (i >= s.params.size()) return;
+    s.params[i] = s.param_known[i] ? join(s.params[i], v) : v;
+    s.param_known[i] = true;
+  };
+  for (const CallEdge* ep : edges) {
+    const CallEdge& e = *ep;
+    if (e.callee < 0) continue;
+    const FuncInfo& fi = p.funcs[e.callee];
+    FuncSummary& s = p.next.funcs[e.callee];
+    if (s.params.empty()) {
+      s.params.resize(fi.params.size());
+      s.param_known.resize(fi.params.size(), false);
+    }
+    const std::size_t offset = (e.bound_self && fi.bound_first) ? 1 : 0;
+    for (std::size_t i = 0; i < e.positional.size(); ++i) add(s, i + offset, e.positional[i]);
+    for (const auto& [k, v] : e.keywords) {
+      auto it = std::find(fi.params.begin(), fi.params.end(), k);
+      if (it != fi.params.end()) add(s, static_cast<std::size_t>(it - fi.params.begin()), v);
+    }
+  }
+}
+
+// How many parameter tensors an instance of each project nn.Module class has, from this round's class
+// attributes (its own and its bases'): the sum over the attributes that hold modules, unknown (-1) when
+// one of them is, or an attribute could be one (its value is unknown), or the class has none yet. Kept as
+// the pseudo attribute kParametersAttr, so that the walks read it like any attribute and files that made
+// an instance are walked again when it changes.
+void count_module_parameters(Project& p) {
+  for (std::size_t c = 0; c < p.classes.size(); ++c) {
+    if (!p.classes[c].is_module) continue;
+    int total = 0;
+    bool any = false;
+    for (int k = static_cast<int>(c), depth = 0; k >= 0 && depth < 16 && total >= 0; ++depth) {
+      for (const auto& [name, v] : p.next.class_attrs[k]) {
+        if (name == kParametersAttr) continue;
+        any = true;
+        if (v.kind == VK::Unknown || (v.kind == VK::Module && v.count < 0)) total = -1;
+        else if (v.kind == VK::Module && total >= 0) total += v.count;
+      }
+      k = p.classes[k].base_ids.empty() ? -1 : p.classes[k].base_ids.front();
+    }
+    Value count = Value::host(true);
+    count.count = any ? total : -1;
+    p.next.class_attrs[c][kParametersAttr] = count;
+  }
+}
+
+// The hot context of every function from the call edges; FuncHeat::via indexes `edges`.
+std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const CallEdge*>& edges) {
+  std::vector<FuncHeat> h(p.funcs.size());
+  const auto& hot = p.options->hot_functions;
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) {
+    const FuncInfo& fi = p.funcs[f];
+    if (!fi.module_body && std::find(hot.begin(), hot.end(), fi.name) != hot.end()) h[f] = {Heat::Hot, -1, true};
+  }
+  for (int iter = 0; iter < 64; ++iter) {
+    bool changed = false;
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      const CallEdge& e = *edges[i];
+      if (e.callee < 0 || e.caller < 0) continue;
+      Heat eh = e.lex.in_loop ? e.lex.heat : h[e.caller].heat;
+      if (!e.lex.in_loop && e.lex.periodic && eh == Heat::Hot) eh = Heat::Periodic;
+      if (eh > h[e.callee].heat) {
+        h[e.callee] = FuncHeat{eh, static_cast<int>(i), false};
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs) {
+  std::size_t total_bytes = 0;
+  for (const FileModel& fm : p.files) total_bytes += fm.src->text().size();
+  // Rounds of walks until the summaries and the heat are stable. After the first round only the files
+  // that read something that changed are walked again; the others keep their output and summaries.
+  size_summaries(p.prev, p);
+  p.heat = compute_heat(p, {});
+  std::vector<FileOutput> outputs(p.files.size());
+  std::vector<char> dirty(p.files.size(), 1);
+  std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
+  std::vector<char> again(p.files.size(), 0);       // walked only in part (walk_file_again)
+
+  std::vector<std::vector<int>> funcs_of(p.files.size()), classes_of(p.files.size());
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) funcs_of[p.funcs[f].file].push_back(static_cast<int>(f));
+  for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of[p.classes[c].file].push_back(static_cast<int>(c));
+  for (int round = 0; round < kMaxRounds; ++round) {
+    size_summaries(p.next, p);
+    // After the first round, a file walked again keeps the output of its functions that need no new walk.
+    std::vector<std::size_t> todo;
+    for (std::size_t i : order) {
+      again[i] = 0;
+      if (dirty[i]) {
+        todo.push_back(i);
+        if (round == 0) continue;
+        again[i] = 1;
+      }
+      for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
+      if (!again[i])
+        for (int c : classes_of[i]) p.next.class_attrs[c] = p.prev.class_attrs[c];
+      p.next.globals[i] = p.prev.globals[i];
+    }
+    parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
+      const std::size_t i = todo[k];
+      if (again[i]) {
+        walk_file_again(p, static_cast<int>(i), std::move(outputs[i]), func_dirty, outputs[i]);
+      } else {
+        outputs[i] = FileOutput{};
+        walk_file(p, static_cast<int>(i), true, outputs[i]);
+      }
+    });
+    count_module_parameters(p);
+    std::vector<const CallEdge*> edges;
+    for (const FileOutput& o : outputs)
+      for (const CallEdge& e : o.edges) edges.push_back(&e);
+    parameter_facts(p, edges);
+    std::vector<FuncHeat> heat = compute_heat(p, edges);
+    // The next round reads only the edges that made functions hot (Walker::chain), while the files it walks
+    // again replace their edges: those are copied, and `via` points at the copies.
+    p.edges.clear();
+    std::unordered_map<int, int> copied;
+    for (FuncHeat& h : heat) {
+      if (h.via < 0) continue;
+      auto [it, added] = copied.emplace(h.via, static_cast<int>(p.edges.size()));
+      if (added) p.edges.push_back(*edges[h.via]);
+      h.via = it->second;
+    }
+
+    // What changed, and which files read it.
+    // A changed result or effect matters to the callers; changed parameter facts, or a changed heat of a
+    // function that has sites to report, matter to the function's own file.
+    std::vector<char> result_changed(p.funcs.size(), 0), own_changed(p.funcs.size(), 0),
+        class_changed(p.classes.size(), 0), globals_changed(p.files.size(), 0);
+    bool any = false;
+    for (std::size_t f = 0; f < p.funcs.size(); ++f) {
+      const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
+      // Compared as the walks read them: an unknown return or argument is the same as none.
+      result_changed[f] = result_differs(a, b);
+      const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
+      auto param = [](const FuncSummary& s, std::size_t j) {
+        return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
+      };
+      bool params_changed = false;
+      for (std::size_t j = 0; !params_changed && j < std::max(a.params.size(), b.params.size()); ++j)
+        params_changed = !param(a, j).same(param(b, j));
+      own_changed[f] = params_changed || (heat_changed && b.reports);
+      any = any || result_changed[f] || own_changed[f] || heat_changed;
+    }
+    for (std::size_t c = 0; c < p.classes.size(); ++c) {
+      class_changed[c] = !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
+      any = any || class_changed[c];
+    }
+    for (std::size_t i = 0; i < p.files.size(); ++i) {
+      globals_changed[i] = !same_env(p.prev.globals[i], p.next.globals[i]);
+      any = any || globals_changed[i];
+    }
+    // A file is walked again when something it read changed: a callee's result, its own parameter facts or
+    // heat, a class attribute or a module-level name of another file.
+    // The function that read it is marked too (walk_file_again walks only what must be).
+    std::size_t dirty_bytes = 0;
+    std::fill(func_dirty.begin(), func_dirty.end(), 0);
+    for (std::size_t i = 0; any && i < p.files.size(); ++i) {
+      bool d = false;
+      auto mark = [&](int f) {
+        d = true;
+        func_dirty[f] = 1;
+      };
+      for (int f : funcs_of[i])
+        if (own_changed[f]) mark(f);
+      for (const CallEdge& e : outputs[i].edges)
+        if (e.callee >= 0 && result_changed[e.callee]) mark(e.caller);
+      for (const auto& [f, c, name] : outputs[i].read_classes)
+        if (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name)) mark(f);
+      for (const auto& [f, g, name] : outputs[i].read_globals)
+        if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
+      dirty[i] = d;
+      if (!d) continue;
+      dirty_bytes += p.files[i].src->text().size();
+      // In a file walked again, summaries read without a call edge (batch-loop tests) count too.
+      for (const auto& [f, g] : outputs[i].read_funcs)
+        if (result_changed[g]) func_dirty[f] = 1;
+    }
+    p.prev = std::move(p.next);
+    p.heat = std::move(heat);
+    if (!any) break;
+    if (round + 1 >= kFullRounds && dirty_bytes > std::max(kSmallRoundBytes, total_bytes / 4)) break;
+  }
+  return outputs;
+}
+
+}  // namespace synclint::python
