@@ -103,7 +103,7 @@ void join_costs(Report& report, const CostReport& costs,
   std::vector<std::size_t> site_file(costs.sites.size(), kNone);
   std::vector<std::string> site_path(costs.sites.size());
   for (std::size_t i = 0; i < costs.sites.size(); ++i) {
-    const std::string mapped = normalize(map_runtime_path(costs.sites[i].path, path_mappings));
+    const std::string mapped = normalize(map_runtime_path(costs.sites[i].site.path, path_mappings));
     site_path[i] = mapped;
     auto it = by_abs.find(mapped);
     if (it == by_abs.end()) {
@@ -139,9 +139,9 @@ void join_costs(Report& report, const CostReport& costs,
     const auto [first, last] = covered_lines(f.range);
     std::optional<SiteCost> total;
     for (std::size_t i = 0; i < costs.sites.size(); ++i) {
-      if (site_file[i] != id || costs.sites[i].line < first || costs.sites[i].line > last) continue;
+      if (site_file[i] != id || costs.sites[i].site.line < first || costs.sites[i].site.line > last) continue;
       if (!total) total.emplace();
-      add_cost(*total, costs.sites[i].cost);
+      add_cost(*total, site_cost(costs.sites[i]));
       covered[i] = true;
     }
     f.cost = total;
@@ -152,11 +152,11 @@ void join_costs(Report& report, const CostReport& costs,
     if (covered[i]) continue;
     RuntimeSite r;
     r.range.path = site_path[i];
-    r.range.begin = {costs.sites[i].line, 0};
-    r.range.end = {costs.sites[i].line, 0};
-    r.function = costs.sites[i].function;
+    r.range.begin = {costs.sites[i].site.line, 0};
+    r.range.end = {costs.sites[i].site.line, 0};
+    r.function = costs.sites[i].site.function;
     r.api = costs.sites[i].api;
-    r.cost = costs.sites[i].cost;
+    r.cost = site_cost(costs.sites[i]);
     report.missed_by_static.push_back(std::move(r));
   }
   std::stable_sort(report.missed_by_static.begin(), report.missed_by_static.end(), [](const RuntimeSite& a, const RuntimeSite& b) {

@@ -7,15 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "core/report_schema.h"
+
 namespace synclint::probe {
 
-// A source site: where in the user's code a host call was made.
-struct Site {
-  std::string path;      // absolute path as seen by the probed process
-  std::uint32_t line = 0;
-  std::string function;  // "train_step", "Trainer::step"
-  std::string language;  // "python" or "cpp"
-};
+// A source site: where in the user's code a host call was made (the report's site location, so a site
+// goes from the stream into the report unchanged).
+using Site = report_schema::SiteLocation;
 
 // What a runtime API call does to the host thread.
 enum class HostCallKind : std::uint8_t {

@@ -6,44 +6,11 @@
 #include <map>
 #include <tuple>
 
-#include <nlohmann/json.hpp>
-
 #include "analysis/json_util.h"
-#include "core/json_values.h"
+#include "core/report_schema.h"
 
 namespace synclint::probe {
 namespace {
-
-using ojson = nlohmann::ordered_json;
-using nlohmann::json;
-
-ojson run_to_json(const RunInfo& r) {
-  return {{"command", r.command}, {"cwd", r.cwd},           {"hostname", r.hostname},
-          {"pid", r.pid},         {"rank", r.rank},         {"gpu_name", r.gpu_name},
-          {"wall_ms", r.wall_ms}, {"status", r.status},     {"gpu_records", r.gpu_records},
-          {"callback_overhead_ns", r.callback_overhead_ns}};
-}
-
-template <typename T>
-T field(const json& obj, const char* key, T fallback, const std::string& where) {
-  return json_values::member<T, ProbeError>(obj, key, std::move(fallback), where);
-}
-
-RunInfo run_from_json(const json& j, const std::string& where) {
-  if (!j.is_object()) throw ProbeError(where + ": must be an object");
-  RunInfo r;
-  r.command = field(j, "command", std::vector<std::string>{}, where);
-  r.cwd = field(j, "cwd", std::string(), where);
-  r.hostname = field(j, "hostname", std::string(), where);
-  r.pid = field<std::int64_t>(j, "pid", 0, where);
-  r.rank = field<std::int32_t>(j, "rank", -1, where);
-  r.gpu_name = field(j, "gpu_name", std::string(), where);
-  r.wall_ms = field(j, "wall_ms", 0.0, where);
-  r.status = field(j, "status", std::string("ok"), where);
-  r.gpu_records = field(j, "gpu_records", std::string(), where);
-  r.callback_overhead_ns = field<std::uint64_t>(j, "callback_overhead_ns", 0, where);
-  return r;
-}
 
 std::string fmt_ms(double ms) {
   char buf[32];
@@ -55,109 +22,10 @@ std::string fmt_ms(double ms) {
 
 }  // namespace
 
-std::string report_to_json(const ProbeReport& r) {
-  ojson sites = ojson::array();
-  for (const auto& s : r.sites)
-    sites.push_back({{"path", s.site.path},
-                     {"line", s.site.line},
-                     {"function", s.site.function},
-                     {"language", s.site.language},
-                     {"api", s.api},
-                     {"rule_guess", s.rule_guess},
-                     {"calls", s.calls},
-                     {"traced_calls", s.traced_calls},
-                     {"host_blocked_ms", s.host_blocked_ms},
-                     {"traced_host_blocked_ms", s.traced_host_blocked_ms},
-                     {"replayed_blocked_ms", s.replayed_blocked_ms},
-                     {"gpu_idle_ms", s.gpu_idle_ms},
-                     {"predicted_saving_ms", s.predicted_saving_ms},
-                     {"share_of_run", s.share_of_run},
-                     {"saving_if_removed_ms", s.saving_if_removed_ms},
-                     {"wait_saving_ms", s.wait_saving_ms},
-                     {"python_call_ms", s.python_call_ms}});
-  ojson runs = ojson::array();
-  for (const auto& run : r.runs) runs.push_back(run_to_json(run));
-  ojson doc = {{"schema", kReportSchema},
-               {"version", r.version},
-               {"run", run_to_json(r.run)},
-               {"runs", std::move(runs)},
-               {"totals",
-                {{"syncs", r.syncs},
-                 {"host_blocked_ms", r.host_blocked_ms},
-                 {"gpu_idle_ms", r.gpu_idle_ms},
-                 {"dropped_activity_records", r.dropped_activity_records},
-                 {"windows", r.windows},
-                 {"replay_error", r.replay_error},
-                 {"sampled_fraction", r.sampled_fraction},
-                 {"modelled_gpu_activities", r.modelled_gpu_activities},
-                 {"modelled_without_duration", r.modelled_without_duration}}},
-               {"sites", std::move(sites)}};
-  return detail::dump_json(doc, 2) + "\n";
-}
+std::string report_to_json(const ProbeReport& r) { return detail::dump_json(report_schema::to_json(r), 2) + "\n"; }
 
 ProbeReport parse_report(std::string_view text, std::string_view source) {
-  const std::string src(source);
-  json doc = detail::parse_json_document(text, src);
-  if (!doc.is_object() || field(doc, "schema", std::string(), src) != kReportSchema)
-    throw ProbeError(src + ": not a synclint probe report (\"schema\" must be \"" + std::string(kReportSchema) + "\")");
-  const int version = field(doc, "version", 0, src);
-  if (version > kReportVersion)
-    throw ProbeError(src + ": report version " + std::to_string(version) + " is newer than this synclint understands (" +
-                     std::to_string(kReportVersion) + "); use a newer synclint");
-  if (version < 1) throw ProbeError(src + ": report version " + std::to_string(version) + " is invalid");
-  ProbeReport r;
-  r.version = version;
-  if (doc.contains("run")) r.run = run_from_json(doc["run"], src + ": run");
-  if (auto it = doc.find("runs"); it != doc.end()) {
-    if (!it->is_array()) throw ProbeError(src + ": \"runs\" must be an array");
-    for (std::size_t i = 0; i < it->size(); ++i)
-      r.runs.push_back(run_from_json((*it)[i], src + ": runs[" + std::to_string(i) + "]"));
-  }
-  if (r.runs.empty()) r.runs.push_back(r.run);
-  if (auto it = doc.find("totals"); it != doc.end()) {
-    const std::string where = src + ": totals";
-    if (!it->is_object()) throw ProbeError(where + ": must be an object");
-    r.syncs = field<std::uint64_t>(*it, "syncs", 0, where);
-    r.host_blocked_ms = field(*it, "host_blocked_ms", 0.0, where);
-    r.gpu_idle_ms = field(*it, "gpu_idle_ms", 0.0, where);
-    r.dropped_activity_records = field<std::uint64_t>(*it, "dropped_activity_records", 0, where);
-    r.windows = field<std::uint64_t>(*it, "windows", 0, where);
-    r.replay_error = field(*it, "replay_error", 0.0, where);
-    r.sampled_fraction = field(*it, "sampled_fraction", 1.0, where);
-    r.modelled_gpu_activities = field<std::uint64_t>(*it, "modelled_gpu_activities", 0, where);
-    r.modelled_without_duration = field<std::uint64_t>(*it, "modelled_without_duration", 0, where);
-  }
-  auto sites = doc.find("sites");
-  if (sites == doc.end() || !sites->is_array()) throw ProbeError(src + ": \"sites\" must be an array");
-  for (std::size_t i = 0; i < sites->size(); ++i) {
-    const json& j = (*sites)[i];
-    const std::string where = src + ": sites[" + std::to_string(i) + "]";
-    if (!j.is_object()) throw ProbeError(where + ": must be an object");
-    SiteResult s;
-    s.site.path = field(j, "path", std::string(), where);
-    if (s.site.path.empty()) throw ProbeError(where + ": \"path\" is missing");
-    s.site.line = field<std::uint32_t>(j, "line", 0, where);
-    s.site.function = field(j, "function", std::string(), where);
-    s.site.language = field(j, "language", std::string(), where);
-    s.api = field(j, "api", std::string(), where);
-    s.rule_guess = field(j, "rule_guess", std::string(), where);
-    s.calls = field<std::uint64_t>(j, "calls", 0, where);
-    s.traced_calls = field<std::uint64_t>(j, "traced_calls", s.calls, where);  // reports before the field: all
-    s.host_blocked_ms = field(j, "host_blocked_ms", 0.0, where);
-    // Reports before the field: the traced calls' share of the calls, as good a guess as any.
-    s.traced_host_blocked_ms = field(j, "traced_host_blocked_ms",
-                                     s.calls > 0 ? s.host_blocked_ms * static_cast<double>(s.traced_calls) / static_cast<double>(s.calls) : s.host_blocked_ms,
-                                     where);
-    s.replayed_blocked_ms = field(j, "replayed_blocked_ms", s.host_blocked_ms, where);  // before the field: as recorded
-    s.gpu_idle_ms = field(j, "gpu_idle_ms", 0.0, where);
-    s.predicted_saving_ms = field(j, "predicted_saving_ms", 0.0, where);
-    s.share_of_run = field(j, "share_of_run", 0.0, where);
-    s.saving_if_removed_ms = field(j, "saving_if_removed_ms", 0.0, where);
-    s.wait_saving_ms = field(j, "wait_saving_ms", 0.0, where);
-    s.python_call_ms = field(j, "python_call_ms", 0.0, where);
-    r.sites.push_back(std::move(s));
-  }
-  return r;
+  return report_schema::parse<ProbeError>(text, source);
 }
 
 ProbeReport read_report(const std::filesystem::path& file) { return parse_report(read_text_file(file), file.string()); }

@@ -1,5 +1,6 @@
-// The probe report as versioned JSON ("synclint-probe-report", docs/probe.md): writer, reader, merge of
-// per-process reports, and the ranked table `synclint probe` prints.
+// The probe report as versioned JSON ("synclint-probe-report", docs/probe.md; its fields are the shared
+// schema's, lib/core/report_schema.h): writer, reader, merge of per-process reports, and the ranked table
+// `synclint probe` prints.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +13,7 @@
 
 namespace synclint::probe {
 
-inline constexpr std::string_view kReportSchema = "synclint-probe-report";
+inline constexpr std::string_view kReportSchema = report_schema::kName;
 
 std::string report_to_json(const ProbeReport& report);
 // Throws ProbeError: invalid JSON, wrong schema, a version newer than kReportVersion, malformed fields.

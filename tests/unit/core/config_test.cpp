@@ -56,7 +56,7 @@ hot-functions = ["my_step"]
 extra-sync-apis = [
   { rule = "SYNC001", name = "mylib.metrics.to_float" },
   { rule = "explicit-synchronize", name = "barrier", kind = "methods" },
-  { rule = "SYNC007", name = "my::sync", kind = "functions", language = "cpp" },
+  { rule = "SYNC007", name = "mylib.cuda.barrier", kind = "functions", language = "python" },
 ]
 )");
   const auto config = load_config_file(file, Catalog::builtin());
@@ -74,7 +74,8 @@ extra-sync-apis = [
   EXPECT_EQ(config->extra_sync_apis.value[0].kind, "functions");
   EXPECT_EQ(config->extra_sync_apis.value[0].language, Language::Python);
   EXPECT_EQ(config->extra_sync_apis.value[1].rule_id, "SYNC007");
-  EXPECT_EQ(config->extra_sync_apis.value[2].language, Language::Cxx);
+  EXPECT_EQ(config->extra_sync_apis.value[2].language, Language::Python);
+  EXPECT_EQ(config->extra_sync_apis.value[2].name, "mylib.cuda.barrier");
   for (const std::string* source : {&config->select.source, &config->severity.source, &config->extra_sync_apis.source}) {
     EXPECT_EQ(*source, file.string());
   }
@@ -123,6 +124,9 @@ TEST_F(ConfigTest, BadValuesNameTheKey) {
        "'builtin' is not a python API kind (methods, functions, builtins) (did you mean 'builtins'?)"},
       {"extra-sync-apis = [{ rule = \"SYNC002\", name = \"f\", language = \"cpp\" }]",
        "SYNC002 (tensor-tolist) does not apply to cpp"},
+      // No front-end checks C++ yet, so no rule applies to it.
+      {"extra-sync-apis = [{ rule = \"SYNC007\", name = \"my::sync\", language = \"cpp\" }]",
+       "SYNC007 (explicit-synchronize) does not apply to cpp"},
       {"extra-sync-apis = [{ name = \"f\" }]", "key 'extra-sync-apis[0].rule': missing"},
       {"select = [", "invalid TOML"},
       {"[tool.synclint]\nselect = [\"SYNC\"]", "key 'tool': a .synclint.toml takes its keys at the top level"},

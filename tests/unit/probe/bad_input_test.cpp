@@ -123,7 +123,7 @@ TEST(ProbeBadInput, ReportMutantsAreRejectedOrReadExactlyByBothReaders) {
       ++rejected;
       EXPECT_EQ(std::string(e.what()).rfind("r.json", 0), 0u) << m.description << ": " << e.what();
     }
-    // The core's reader (`synclint check --costs`, the language server), then the join.
+    // The core's reader (`synclint check --costs`), then the join.
     try {
       const CostReport c = parse_cost_report(m.text, "r.json");
       Report findings;

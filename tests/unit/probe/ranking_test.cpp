@@ -24,15 +24,15 @@ Finding finding(const std::string& path, std::uint32_t line, std::string rule = 
 
 CostSite site(const std::string& path, std::uint32_t line, double saving, std::string api = "cudaStreamSynchronize") {
   CostSite s;
-  s.path = path;
-  s.line = line;
-  s.function = "step";
+  s.site.path = path;
+  s.site.line = line;
+  s.site.function = "step";
   s.api = std::move(api);
-  s.cost.calls = 10;
-  s.cost.host_blocked_ms = saving * 2;
-  s.cost.gpu_idle_ms = saving;
-  s.cost.predicted_saving_ms = saving;
-  s.cost.share_of_run = saving / 1000;
+  s.calls = 10;
+  s.host_blocked_ms = saving * 2;
+  s.gpu_idle_ms = saving;
+  s.predicted_saving_ms = saving;
+  s.share_of_run = saving / 1000;
   return s;
 }
 
@@ -183,9 +183,9 @@ TEST(CostReportReader, ReadsTheProbeReportAndRejectsNewerVersions) {
   EXPECT_EQ(c.run.cwd, "/w");
   EXPECT_EQ(c.runs.size(), 2u);
   ASSERT_EQ(c.sites.size(), 1u);
-  EXPECT_EQ(c.sites[0].line, 42u);
-  EXPECT_EQ(c.sites[0].cost.calls, 300u);
-  EXPECT_DOUBLE_EQ(c.sites[0].cost.predicted_saving_ms, 7);
+  EXPECT_EQ(c.sites[0].site.line, 42u);
+  EXPECT_EQ(c.sites[0].calls, 300u);
+  EXPECT_DOUBLE_EQ(c.sites[0].predicted_saving_ms, 7);
   EXPECT_EQ(c.sites[0].rule_guess, "SYNC001|SYNC003");
 
   std::string newer = text;
