@@ -114,8 +114,8 @@ struct EventStream {
   // The host time the probe's tracing adds to each host call it records, outside the call's own start and
   // end (CUPTI's dispatch of its ENTER and EXIT callbacks and the probe's code in them): the replay takes
   // it out of the gap before each call, and a blocking call's measured probe_ns out of the gap after it,
-  // so that what it replays is the program's own pace and not the traced one (docs/probe.md, "The
-  // probe's own time in the replay"). 0: not compensated (recordings made before 2026-12-03).
+  // so that what it replays is the program's own pace and not the traced one (docs/design.md,
+  // "the probe's time taken out of the replay"). 0: not compensated (recordings made before 2026-12-03).
   std::uint64_t callback_overhead_ns = 0;
 };
 

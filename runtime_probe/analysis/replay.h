@@ -1,6 +1,6 @@
 // Internal to the analysis: one segment of the recorded timeline (from one GPU-drained point to the
 // next), prepared once from the recording and replayed per scenario (baseline, and "site S does not
-// wait" for each site S). See docs/probe.md, "The what-if replay".
+// wait" for each site S). See docs/probe.md, "How the numbers are computed".
 #pragma once
 
 #include <compare>

@@ -159,14 +159,13 @@ std::string format_table(const ProbeReport& r, std::size_t max_rows) {
     out += "warning: " + std::to_string(r.dropped_activity_records) +
            " GPU activity records were dropped; GPU idle times and savings are incomplete\n";
   // Without GPU records nothing is measured on the GPU: the GPU idle column is the model's, fitted to the
-  // syncs (off by up to half on the H200 recordings, docs/probe.md, "Without any records"), and so are the
-  // savings (a third of the measured one for a Python batch-128 read on the H200, runs 50-51).
+  // syncs (docs/validation.md), and so are the savings.
   const bool records_free = r.run.gpu_records == "model";
   if (records_free)
     out += "note: GPU idle times and savings rest on GPU work modelled from the syncs alone (no GPU activity "
            "records, --gpu-records model); the default, first, measures the work in the first stretch\n";
-  // Work first queued after the first stretch has no duration of its own in the GPU model: on the H200
-  // recordings, norms estimates resting on such work came out 31-60% low (docs/probe.md).
+  // Work first queued after the first stretch has no duration of its own in the GPU model: its estimates
+  // rest on a guess and come out low.
   if (!records_free && r.modelled_without_duration * 10 > r.modelled_gpu_activities && r.modelled_without_duration > 0)
     out += "warning: " + std::to_string(r.modelled_without_duration) + " of " + std::to_string(r.modelled_gpu_activities) +
            " modelled GPU activities had no duration learned in the first stretch; GPU idle times and savings "

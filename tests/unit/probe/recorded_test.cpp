@@ -302,7 +302,7 @@ TEST(ProbeRecorded, TheGpuModelStandsInForRecordsThatEndedBeforeTheFirstRead) {
 // SYNCLINT_PROBE_GPU_RECORDS=model: no GPU records at all, every launch modelled with nothing learned (each
 // duration a guess until the syncs fit it). On every recording, each recurring read's estimate stays within
 // 10% of the recorded one, with its rule guess, since the syncs' timing holds what the savings rest on; the
-// GPU idle after the reads does not (-31% to +800% here; bench/results/model-check/records-free.txt).
+// GPU idle after the reads does not (-31% to +800% here).
 TEST(ProbeRecorded, TheGpuModelWithoutAnyRecordsKeepsEachReadsEstimate) {
   const auto files = recordings();
   if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
@@ -327,9 +327,7 @@ TEST(ProbeRecorded, TheGpuModelWithoutAnyRecordsKeepsEachReadsEstimate) {
 // turn, the estimates scaled to all calls (add_untraced). Cut into a first stretch, an untraced middle fifth
 // of its calls and a last stretch, every recording gives each recurring read the estimate within 5% of what
 // the same stretches with their GPU records give (12 reads, at most -4.2%, most under 1%): the model adds
-// little to the sampling's own error
-// (sampling_check --model on run 54's longer H200 recordings: within 4% of the whole recording's;
-// bench/results/model-check/records-free.txt).
+// little to the sampling's own error.
 TEST(ProbeRecorded, TheGpuModelInSampledStretchesKeepsEachReadsEstimate) {
   const auto files = recordings();
   if (files.empty()) GTEST_SKIP() << "no runtime_probe/testdata/*stream*.json recordings";
