@@ -18,29 +18,18 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
-
-#if __has_include("analysis/report_io.h")
 #include "analysis/report_io.h"
 #include "analysis/stream_io.h"
 #include "analysis/trace.h"
-#define SYNCLINT_HAVE_PROBE 1
+#include "commands.h"
+
+// Whether this build made the injection library (tools/synclint/CMakeLists.txt: only where CUPTI was found).
+#ifndef SYNCLINT_PROBE_LIBRARY_BUILT
+#define SYNCLINT_PROBE_LIBRARY_BUILT 1
 #endif
 
 extern char** environ;
 
-#ifndef SYNCLINT_HAVE_PROBE
-namespace synclint::cli {
-void add_probe_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("probe", "Runtime probe (not built: configure with SYNCLINT_BUILD_PROBE=ON)");
-  cmd->allow_extras();
-  cmd->callback([&exit_code] {
-    std::cerr << "synclint: error: this synclint was built without the runtime probe (SYNCLINT_BUILD_PROBE=OFF)\n";
-    exit_code = kExitError;
-  });
-}
-}  // namespace synclint::cli
-#else
 namespace synclint::cli {
 namespace {
 
@@ -63,6 +52,7 @@ struct ProbeArgs {
   std::vector<std::string> streams;
   std::string analyze_output;
   std::optional<std::uint64_t> callback_ns;  // probe analyze --callback-ns
+  bool print_library = false;  // --print-library
 };
 
 // The injection library: SYNCLINT_PROBE_LIBRARY, else next to this executable in a build tree
@@ -74,6 +64,14 @@ fs::path find_probe_library() {
       throw std::runtime_error(std::string("SYNCLINT_PROBE_LIBRARY names ") + env + ", which is not a file");
     return fs::absolute(env);
   }
+#if !SYNCLINT_PROBE_LIBRARY_BUILT
+  throw std::runtime_error(std::string("probe: this synclint was built without its probe library, ") + kProbeLibrary +
+                           ": " + SYNCLINT_PROBE_LIBRARY_MISSING +
+                           ".\nTo run a program under the probe, install the CUDA toolkit (with CUPTI), configure again "
+                           "with -DSYNCLINT_CUDA_ROOT=<the toolkit's folder> (default /usr/local/cuda) and rebuild, "
+                           "or set SYNCLINT_PROBE_LIBRARY to a libsynclint_probe.so built elsewhere. `probe report`, "
+                           "`probe merge` and `probe analyze` work without it.");
+#endif
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   std::vector<fs::path> tried;
@@ -338,7 +336,12 @@ void add_probe_command(CLI::App& app, int& exit_code) {
               "       synclint probe merge -o out.json a.json b.json...\n"
               "       synclint probe report report.json\n"
               "       synclint probe analyze stream.json...\n"
-              "Report schema, trace format and the cost model: docs/probe.md");
+              "Report schema, trace format and the cost model: docs/probe.md"
+#if !SYNCLINT_PROBE_LIBRARY_BUILT
+              "\nThis synclint was built without the probe library (" SYNCLINT_PROBE_LIBRARY_MISSING "):\n"
+              "running a program needs it; merge, report and analyze do not"
+#endif
+  );
   cmd->add_option("-o,--output", args->output, "Where to write the merged report (JSON)")->capture_default_str();
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace-event file (open it in Perfetto)");
   cmd->add_option("--keep-dir", args->keep_dir, "Keep the per-process reports, streams and traces in this folder");
@@ -353,6 +356,9 @@ void add_probe_command(CLI::App& app, int& exit_code) {
                   "with --trace the default is all (docs/probe.md)")
       ->check(CLI::IsMember({"model", "first", "all", "none"}));
   cmd->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
+  cmd->add_flag("--print-library", args->print_library,
+                "Print the path of the probe library a run would inject (SYNCLINT_PROBE_LIBRARY, else found "
+                "beside this executable) and exit");
   cmd->add_option("command", args->command, "The command to run with the probe, after --");
   cmd->prefix_command();
 
@@ -405,6 +411,11 @@ void add_probe_command(CLI::App& app, int& exit_code) {
 
   cmd->callback([cmd, merge, report, analyze, args, &exit_code] {
     if (merge->parsed() || report->parsed() || analyze->parsed()) return;
+    if (args->print_library) {
+      std::cout << find_probe_library().string() << "\n";
+      exit_code = kExitClean;
+      return;
+    }
     // CLI11 keeps the `--` that ended synclint's options among the remaining arguments (first, as it
     // was seen first); the command itself went to the `command` positional or, from its first
     // option on, to the remaining arguments.
@@ -417,4 +428,3 @@ void add_probe_command(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace synclint::cli
-#endif  // SYNCLINT_HAVE_PROBE
