@@ -18,33 +18,19 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
-
-#if __has_include("analysis/report_io.h")
 #include "analysis/report_io.h"
 #include "analysis/stream_io.h"
 #include "analysis/trace.h"
-#define SYNCLINT_HAVE_PROBE 1
+#include "commands.h"
+
+// Whether this build made the injection library (tools/synclint/CMakeLists.txt: only where CUPTI was found).
+#ifndef SYNCLINT_PROBE_LIBRARY_BUILT
+#define SYNCLINT_PROBE_LIBRARY_BUILT 1
 #endif
-#if __has_include("inject/options.h")
 #include "inject/options.h"
-#define SYNCLINT_HAVE_PROBE_SETTINGS 1
-#endif
 
 extern char** environ;
 
-#ifndef SYNCLINT_HAVE_PROBE
-namespace synclint::cli {
-void add_probe_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("probe", "Runtime probe (not built: configure with SYNCLINT_BUILD_PROBE=ON)");
-  cmd->allow_extras();
-  cmd->callback([&exit_code] {
-    std::cerr << "synclint: error: this synclint was built without the runtime probe (SYNCLINT_BUILD_PROBE=OFF)\n";
-    exit_code = kExitError;
-  });
-}
-}  // namespace synclint::cli
-#else
 namespace synclint::cli {
 namespace {
 
@@ -67,6 +53,7 @@ struct ProbeArgs {
   std::vector<std::string> streams;
   std::string analyze_output;
   std::optional<std::uint64_t> callback_ns;  // probe analyze --callback-ns
+  bool print_library = false;  // --print-library
 };
 
 // The injection library: SYNCLINT_PROBE_LIBRARY, else next to this executable in a build tree
@@ -78,6 +65,14 @@ fs::path find_probe_library() {
       throw std::runtime_error(std::string("SYNCLINT_PROBE_LIBRARY names ") + env + ", which is not a file");
     return fs::absolute(env);
   }
+#if !SYNCLINT_PROBE_LIBRARY_BUILT
+  throw std::runtime_error(std::string("probe: this synclint was built without its probe library, ") + kProbeLibrary +
+                           ": " + SYNCLINT_PROBE_LIBRARY_MISSING +
+                           ".\nTo run a program under the probe, install the CUDA toolkit (with CUPTI), configure again "
+                           "with -DSYNCLINT_CUDA_ROOT=<the toolkit's folder> (default /usr/local/cuda) and rebuild, "
+                           "or set SYNCLINT_PROBE_LIBRARY to a libsynclint_probe.so built elsewhere. `probe report`, "
+                           "`probe merge` and `probe analyze` work without it.");
+#endif
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   std::vector<fs::path> tried;
@@ -334,7 +329,6 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
 
 // `probe settings`: every setting with its type, default and meaning, or the user settings as markdown.
 int print_probe_settings(bool markdown) {
-#ifdef SYNCLINT_HAVE_PROBE_SETTINGS
   using namespace probe::inject;
   if (markdown) {
     std::cout << settings_markdown();
@@ -347,11 +341,6 @@ int print_probe_settings(bool markdown) {
               << "; default: " << (s.default_value.empty() ? "unset" : s.default_value) << ")\n    " << s.doc << "\n";
   }
   return kExitClean;
-#else
-  (void)markdown;
-  std::cerr << "synclint: error: this synclint was built without the probe's settings table\n";
-  return kExitError;
-#endif
 }
 
 }  // namespace
@@ -364,7 +353,12 @@ void add_probe_command(CLI::App& app, int& exit_code) {
               "       synclint probe merge -o out.json a.json b.json...\n"
               "       synclint probe report report.json\n"
               "       synclint probe analyze stream.json...\n"
-              "Report schema, trace format and the cost model: docs/probe.md");
+              "Report schema, trace format and the cost model: docs/probe.md"
+#if !SYNCLINT_PROBE_LIBRARY_BUILT
+              "\nThis synclint was built without the probe library (" SYNCLINT_PROBE_LIBRARY_MISSING "):\n"
+              "running a program needs it; merge, report and analyze do not"
+#endif
+  );
   cmd->add_option("-o,--output", args->output, "Where to write the merged report (JSON)")->capture_default_str();
   cmd->add_option("--trace", args->trace, "Also write a Chrome trace-event file (open it in Perfetto)");
   cmd->add_option("--keep-dir", args->keep_dir, "Keep the per-process reports, streams and traces in this folder");
@@ -379,6 +373,9 @@ void add_probe_command(CLI::App& app, int& exit_code) {
                   "with --trace the default is all (docs/probe.md)")
       ->check(CLI::IsMember({"model", "first", "all", "none"}));
   cmd->add_option("--top", args->top, "Rows of the table (0: all)")->capture_default_str();
+  cmd->add_flag("--print-library", args->print_library,
+                "Print the path of the probe library a run would inject (SYNCLINT_PROBE_LIBRARY, else found "
+                "beside this executable) and exit");
   cmd->add_option("command", args->command, "The command to run with the probe, after --");
   cmd->prefix_command();
 
@@ -440,6 +437,11 @@ void add_probe_command(CLI::App& app, int& exit_code) {
 
   cmd->callback([cmd, merge, report, analyze, settings, args, &exit_code] {
     if (merge->parsed() || report->parsed() || analyze->parsed() || settings->parsed()) return;
+    if (args->print_library) {
+      std::cout << find_probe_library().string() << "\n";
+      exit_code = kExitClean;
+      return;
+    }
     // CLI11 keeps the `--` that ended synclint's options among the remaining arguments (first, as it
     // was seen first); the command itself went to the `command` positional or, from its first
     // option on, to the remaining arguments.
@@ -452,4 +454,3 @@ void add_probe_command(CLI::App& app, int& exit_code) {
 }
 
 }  // namespace synclint::cli
-#endif  // SYNCLINT_HAVE_PROBE
