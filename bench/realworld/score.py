@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Scores synclint's SARIF reports against the hand labels of bench/realworld (format: README.md).
 
-    score.py --projects projects.tsv --labels labels/ --results DIR [--check]
+    score.py --projects projects.tsv --labels labels/ --results DIR [--sources SRC] [--check]
 
 DIR holds one SARIF report per checked project, named <name>.sarif, with paths relative to the
-project's root. Projects without a report are skipped. --check exits 1 when a target is missed.
+project's root. Projects without a report are skipped. With --sources, SRC/<name>/ holds each
+project's laid-out sources, and a label on a missing file or past a file's end is an error.
+--check exits 1 when a target is missed.
 """
 import argparse
 import json
@@ -129,6 +131,22 @@ def read_labels(path, repo=None, commit=None):
             raise InputError(f"{where}: {row['repo']}@{row['commit']} does not match projects.tsv ({repo}@{commit})")
         labels.append(Label(row["path"], first, last, row["rule"], row["class"], row["source"], row["note"]))
     return labels
+
+
+def check_label_sites(labels, root):
+    """Raises InputError for a label whose file is absent under root or shorter than its line."""
+    lengths = {}
+    for label in labels:
+        if label.path not in lengths:
+            try:
+                with open(os.path.join(root, label.path), encoding="utf-8", errors="replace") as f:
+                    lengths[label.path] = sum(1 for _ in f)
+            except OSError:
+                lengths[label.path] = None
+        if lengths[label.path] is None:
+            raise InputError(f"{root}: labelled file {label.path} is not in the laid-out sources")
+        if label.last > lengths[label.path]:
+            raise InputError(f"{label.where()}: past the end of the file ({lengths[label.path]} lines)")
 
 
 def _norm(uri):
@@ -276,6 +294,7 @@ def main(argv=None):
     parser.add_argument("--projects", required=True)
     parser.add_argument("--labels", required=True, help="folder of <name>.tsv label files")
     parser.add_argument("--results", required=True, help="folder of <name>.sarif reports")
+    parser.add_argument("--sources", help="folder of <name>/ laid-out sources to check the labels against")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     try:
@@ -288,6 +307,8 @@ def main(argv=None):
                 continue
             label_file = os.path.join(args.labels, f"{name}.tsv")
             labels = read_labels(label_file, project["repo"], project["commit"])
+            if args.sources:
+                check_label_sites(labels, os.path.join(args.sources, name))
             scores.append(score(name, labels, read_sarif(sarif)))
     except InputError as e:
         print(f"score: {e}", file=sys.stderr)

@@ -33,7 +33,7 @@ mirror_of() {
 }
 
 checked=0
-while IFS=$'\t' read -r name repo commit paths; do
+while IFS=$'\t' read -r name repo commit paths || [[ -n $name ]]; do
   [[ $name == name ]] && continue
   [[ -z $name ]] && continue
   git_dir=$(mirror_of "$repo")
@@ -69,4 +69,5 @@ if ((checked == 0)); then
   echo "realworld: no project mirror present, nothing scored" >&2
   exit 0
 fi
-python3 "$here/score.py" --projects "$here/projects.tsv" --labels "$here/labels" --results "$work/results" "$@"
+python3 "$here/score.py" --projects "$here/projects.tsv" --labels "$here/labels" --results "$work/results" \
+  --sources "$work/src" "$@"

@@ -177,6 +177,27 @@ class ScoreCommandLine(unittest.TestCase):
         self.assertIn("unexpected SARIF structure", err)
 
 
+class LabelSites(unittest.TestCase):
+    def test_labels_must_point_into_the_laid_out_sources(self):
+        ws = Workspace()
+        self.addCleanup(ws.close)
+        src = os.path.join(ws.dir.name, "src", "acme")
+        os.makedirs(os.path.join(src, "lib"))
+        with open(os.path.join(src, "train.py"), "w") as f:
+            f.write("x = 1\n" * 120)
+        rc, _, err = ws.run("--sources", os.path.join(ws.dir.name, "src"))
+        self.assertEqual(rc, 2)
+        self.assertIn("labelled file lib/util.py is not in the laid-out sources", err)
+        with open(os.path.join(src, "lib", "util.py"), "w") as f:
+            f.write("y = 2\n" * 4)
+        rc, _, err = ws.run("--sources", os.path.join(ws.dir.name, "src"))
+        self.assertEqual(rc, 2)
+        self.assertIn("lib/util.py:5: past the end of the file (4 lines)", err)
+        with open(os.path.join(src, "lib", "util.py"), "w") as f:
+            f.write("y = 2\n" * 5)
+        self.assertEqual(ws.run("--sources", os.path.join(ws.dir.name, "src"))[0], 0)
+
+
 class ScoreScript(unittest.TestCase):
     def test_without_mirrors_every_project_is_skipped_and_it_exits_zero(self):
         with tempfile.TemporaryDirectory() as empty:
