@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores synclint's SARIF reports against the hand labels of bench/realworld (format: README.md).
 
-    score.py --projects projects.tsv --labels labels/ --results DIR [--sources SRC] [--check]
+usage: score.py --projects projects.tsv --labels labels/ --results DIR [--sources SRC] [--check]
 
 DIR holds one SARIF report per checked project, named <name>.sarif, with paths relative to the
 project's root. Projects without a report are skipped. With --sources, SRC/<name>/ holds each

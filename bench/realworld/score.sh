@@ -2,7 +2,7 @@
 # Real-world precision benchmark: lays out the pinned sources of every project in
 # bench/realworld/projects.tsv from the local git mirrors, runs synclint on each, and scores the
 # findings against bench/realworld/labels/ (format and meaning: bench/realworld/README.md).
-#   bench/realworld/score.sh                 SYNCLINT=/path/to/synclint bench/realworld/score.sh
+# usage: bench/realworld/score.sh              SYNCLINT=/path/to/synclint bench/realworld/score.sh
 #   MIRRORS=/other/mirrors bench/realworld/score.sh --check     (exit 1 when a target is missed)
 #   KEEP=/tmp/rw bench/realworld/score.sh    (keep the laid-out sources and reports in /tmp/rw)
 # A project whose mirror is absent is skipped; with no mirror at all the script exits 0.
