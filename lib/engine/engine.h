@@ -17,6 +17,18 @@ struct PathMapping {
   std::string to;    // prefix here
 };
 
+// How C++ translation units get their compile flags, as clang-tidy does: a compilation database
+// (`-p BUILD_DIR`, or compile_commands.json found in the file's parent folders or their build/), or fixed
+// flags after `--` for every file.
+struct CxxOptions {
+  std::optional<std::filesystem::path> build_path;      // -p: the folder of compile_commands.json
+  std::optional<std::vector<std::string>> fixed_args;   // after `--` (set, even empty: no database)
+  std::vector<std::string> extra_args;                  // --extra-arg: appended to every command
+  std::vector<std::string> extra_args_before;           // --extra-arg-before: prepended
+  std::optional<std::string> header_filter;             // --header-filter REGEX: headers to report in
+  bool quiet = false;                                   // --quiet: no compiler warnings
+};
+
 struct CheckOptions {
   std::vector<std::string> paths;            // files or folders; empty -> "."
   unsigned jobs = 0;                         // 0 -> all cores
@@ -29,6 +41,7 @@ struct CheckOptions {
   // select and ignore lists; --ignore is added to the ignore list. Ids, prefixes or rule names.
   std::optional<std::vector<std::string>> select;
   std::vector<std::string> ignore;
+  CxxOptions cxx;                            // C++ sources only
 };
 
 // Progress: files done, files total (called from worker threads, serialised).
