@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "core/suggest.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -167,28 +169,12 @@ constexpr Setting kSettings[] = {
      "calls a thread buffers before a window is cut early", number<&Options::window_calls, 1>},
 };
 
-// Edit distance, for the nearest known name to a misspelt one.
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string unknown_name(std::string_view name) {
   std::string line = std::string(name) + " is not a setting of the probe; ignored";
   const Setting* nearest = nullptr;
   std::size_t best = 3;  // at most two edits away
   for (const Setting& s : kSettings)
-    if (const std::size_t d = distance(name, s.name); d < best) {
+    if (const std::size_t d = edit_distance(name, s.name); d < best) {
       best = d;
       nearest = &s;
     }
