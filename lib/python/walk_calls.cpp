@@ -153,7 +153,7 @@ Value Walker::module_call(const Value& mod, const CallInfo& ci, bool& work, bool
     if (fwd < 0) fwd = p_.find_method(mod.id, "__call__");
     if (fwd >= 0) ret = project_call(fwd, ci, true, work, syncs);
   }
-  if (mod.kind == VK::Module && mod.cuda) return Value::device(mod.conf);
+  if (mod.kind == VK::Module && mod.cuda && !only_host_arguments(ci)) return Value::device(mod.conf);
   for (const Arg& a : ci.args)
     if (a.value.holds_device()) return Value::device(a.value.device_conf());
   return ret;

@@ -123,6 +123,11 @@ Value Walker::expr_inner(Node n) {
     case K::Assignment: {
       Node right = field(n, "right");
       Value v = null(right) ? Value{} : expr(right);
+      if (Node left = strip_parens(field(n, "left")); kind(left) == K::Identifier) {
+        std::string name(text(left));
+        if (!null(right) && periodic_kind(right) != Periodic::None) periodic_vars_[std::move(name)] = right;
+        else periodic_vars_.erase(name);
+      }
       assign(field(n, "left"), v);
       return v;
     }
@@ -350,6 +355,9 @@ Value Walker::comparison(Node n) {
   Confidence c = Confidence::Low;
   for (Node n_i : named_children(n)) {
     Value v = expr(n_i);
+    // A tensor compared with a string is never equal to it: Python answers without reading the tensor.
+    const K k = kind(strip_parens(n_i));
+    if (k == K::String || k == K::ConcatenatedString) identity = true;
     if (v.on_device()) {
       device = true;
       c = std::max(c, v.conf);
@@ -465,6 +473,7 @@ Value Walker::lambda(Node n) {
   b.kind = Frame::Kind::Boundary;
   b.node = n;
   frames_.push_back(b);
+  Value body;
   {
     Shadow shadow(env_);  // parameters shadow outer names inside the body only
     for (Node p : named_children(field(n, "parameters"))) {
@@ -473,10 +482,12 @@ Value Walker::lambda(Node n) {
       shadow.hide(name);
       env_[name] = Value{};
     }
-    (void)expr(field(n, "body"));
+    body = expr(field(n, "body"));
   }
   frames_.pop_back();
-  return {};
+  // A lambda that turns what it gets into Python values (`lambda t: t.item()`): a host converter, which
+  // library helpers that map it over a collection use to give host values back.
+  return body.kind == VK::Host ? Value::host() : Value{};
 }
 
 // `items[a:b]` of a tuple or list literal, with integer literals (or nothing) as bounds and no step.

@@ -95,6 +95,7 @@ class Walker final : public Checker {
   void flat(Node n);
   Frame loop_frame(Node loop, Node iterable_node, const Value& iterable, Node target, Node body);
   bool calls_batch_loop(Node stmt_node);
+  bool ends_process(Node s) const;
   void assign(Node target, const Value& v);
 
   // ---- expressions (walk_expressions.cpp)
@@ -131,6 +132,7 @@ class Walker final : public Checker {
   HotInfo hot_info(bool lexical_only) const;
   Lexical lexical() const;
   Periodic periodic_kind(Node c, int depth = 0) const;
+  bool once_only(Node c, int depth = 0, bool exit = false) const;
   bool interval_modulo(Node binop) const;
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
@@ -184,6 +186,7 @@ class Walker final : public Checker {
   Env env_;
   std::vector<Frame> frames_;
   std::vector<TimerState> timers_;
+  std::unordered_map<std::string, Node> periodic_vars_;  // flags assigned a periodic condition
   int depth_ = 0;
   const void* stmt_call_ = nullptr;
   std::unordered_map<int, Env> final_env_;
