@@ -1,5 +1,6 @@
 // Hot context: how often a site runs (loops, periodic guards, the heat of the function and the calling
 // chain that made it hot), and the wording of findings from it.
+#include <iterator>
 #include <unordered_set>
 
 #include "python/walker_internal.h"
@@ -38,9 +39,9 @@ Periodic Walker::periodic_kind(Node c, int depth) const {
       return Periodic::None;
     }
     case K::Identifier: {
-      // `should_log = step % N == 0` earlier in the function, then `if should_log:`.
+      // `should_log = step % N == 0` (or a call that returns such a test) earlier, then `if should_log:`.
       auto it = periodic_vars_.find(std::string(text(c)));
-      return it == periodic_vars_.end() ? Periodic::None : periodic_kind(it->second, depth + 1);
+      return it == periodic_vars_.end() ? Periodic::None : it->second;
     }
     case K::BinaryOperator: {
       if (!interval_modulo(c)) return Periodic::None;
@@ -137,6 +138,14 @@ HotInfo Walker::hot_info(bool lexical_only) const {
     h.in_loop = true;
     h.loop = f.node;
     h.heat = f.epoch ? Heat::Epoch : Heat::Hot;
+    // A loop that runs under a periodic guard (an evaluation loop every N steps) is periodic as a whole.
+    for (auto out = std::next(it); out != frames_.rend() && !h.periodic; ++out) {
+      if (out->kind == Frame::Kind::Boundary) break;
+      if (out->kind == Frame::Kind::Guard) {
+        h.periodic = true;
+        h.guard = out->node;
+      }
+    }
     break;
   }
   if (!h.in_loop) {

@@ -69,6 +69,11 @@ bool only_host_arguments(const CallInfo& ci) {
   return true;
 }
 
+bool interval_test_name(std::string_view name) {
+  return one_of(name, {"should_log", "should_print", "should_evaluate", "should_eval", "should_save",
+                       "is_log_step", "every_n_steps", "every_n_iters"});
+}
+
 bool contains_ci(std::string_view hay, std::string_view needle) {
   if (needle.empty()) return true;
   if (needle.size() > hay.size()) return false;
@@ -262,7 +267,9 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
     if (q == "torch.device") {
       if (a0 && a0->value.kind == VK::DeviceSpec) return a0->value;
       Value v = Value::of(VK::DeviceSpec, Confidence::Medium);
-      v.cuda = !a0 || code_.text(a0->node).find("cpu") == std::string_view::npos;
+      // `torch.device(f"cuda:{rank}" if cuda_ok else "cpu")`: the code means to run on the GPU when one is there.
+      v.cuda = !a0 || code_.text(a0->node).find("cpu") == std::string_view::npos ||
+               code_.text(a0->node).find("cuda") != std::string_view::npos;
       if (a0 && code_.text(a0->node).find("cuda") != std::string_view::npos) v.conf = Confidence::High;
       return v;
     }

@@ -30,6 +30,7 @@ bool collecting_method(std::string_view name);     // container methods that add
 bool loader_name(std::string_view name);           // a name that holds a data loader when nothing else is known
 bool batch_source_name(std::string_view name);     // a loop over it is the batch loop of an epoch loop
 bool tensor_callable_name(std::string_view name);  // an unknown callable that looks like a model or a loss
+bool interval_test_name(std::string_view name);    // a library's "is this a logging step" test (should_log)
 
 // Does the call have arguments, all of them plain Python values (numbers, strings, bools)? A module fed
 // only those computes a summary or a host result (a FLOP estimate, a prompt's images), not a GPU output.

@@ -63,6 +63,8 @@ void Walker::stmt(Node n) {
     case K::ReturnStatement:
       if (named_count(n) > 0) {
         Value v = expr(named(n, 0));
+        // `return step % self.log_every == 0`: callers that keep the answer in a flag guard periodically.
+        if (periodic_kind(named(n, 0)) == Periodic::WhenTrue) sum().periodic_return = true;
         FuncSummary& s = sum();
         s.ret = s.returns ? join(s.ret, v) : v;
         s.returns = true;
@@ -316,6 +318,29 @@ bool Walker::ends_process(Node s) const {
   return fn == "sys.exit" || fn == "exit" || fn == "quit" || fn == "os._exit";
 }
 
+// The project function a call calls (`f(...)`, `obj.method(...)`, `self.helper.method(...)`,
+// `module.f(...)`), or -1.
+int Walker::called_function(Node call) {
+  call = strip_parens(call);
+  if (kind(call) != K::Call) return -1;
+  Node fn = strip_parens(field(call, "function"));
+  if (kind(fn) == K::Identifier) {
+    Value v = lookup(std::string(text(fn)));
+    return v.kind == VK::FuncRef ? v.id : -1;
+  }
+  if (kind(fn) != K::Attribute) return -1;
+  Node obj = strip_parens(field(fn, "object"));
+  Value v;
+  if (kind(obj) == K::Identifier) v = lookup(std::string(text(obj)));
+  else if (kind(obj) == K::Attribute) v = expr(obj);
+  if ((v.kind == VK::Instance || v.kind == VK::Module) && v.id >= 0) return p_.find_method(v.id, text(field(fn, "attribute")));
+  if (v.kind == VK::ModuleRef) {
+    Value f = module_attr(v, text(field(fn, "attribute")));
+    if (f.kind == VK::FuncRef) return f.id;
+  }
+  return -1;
+}
+
 // Does the statement call a project function that holds a batch loop (train_one_epoch(...))?
 bool Walker::calls_batch_loop(Node stmt_node) {
   Node e = stmt_node;
@@ -323,23 +348,10 @@ bool Walker::calls_batch_loop(Node stmt_node) {
   if (kind(e) == K::Assignment || kind(e) == K::AugmentedAssignment) e = field(e, "right");
   e = strip_parens(e);
   if (kind(e) != K::Call) return false;
+  // Only plain names and names' attributes, as before: a deeper receiver is not walked again here.
   Node fn = strip_parens(field(e, "function"));
-  int callee = -1;
-  if (kind(fn) == K::Identifier) {
-    Value v = lookup(std::string(text(fn)));
-    if (v.kind == VK::FuncRef) callee = v.id;
-  } else if (kind(fn) == K::Attribute) {
-    Node obj = strip_parens(field(fn, "object"));
-    if (kind(obj) == K::Identifier) {
-      Value v = lookup(std::string(text(obj)));
-      if ((v.kind == VK::Instance || v.kind == VK::Module) && v.id >= 0)
-        callee = p_.find_method(v.id, text(field(fn, "attribute")));
-      else if (v.kind == VK::ModuleRef) {
-        Value f = module_attr(v, text(field(fn, "attribute")));
-        if (f.kind == VK::FuncRef) callee = f.id;
-      }
-    }
-  }
+  if (kind(fn) == K::Attribute && kind(strip_parens(field(fn, "object"))) != K::Identifier) return false;
+  const int callee = called_function(e);
   if (callee < 0) return false;
   return callee_sum(callee).batch_loop;
 }

@@ -47,6 +47,7 @@ struct HotInfo {
 
 struct TimerState {
   bool work = false;                  // GPU work queued since this reading, not waited for
+  bool synced = false;                // a blocking read or synchronize ran since this reading
   std::vector<int> unsynced_before;   // earlier timers with unsynced work when this one was read
   Node node{};
 };
@@ -95,6 +96,7 @@ class Walker final : public Checker {
   void flat(Node n);
   Frame loop_frame(Node loop, Node iterable_node, const Value& iterable, Node target, Node body);
   bool calls_batch_loop(Node stmt_node);
+  int called_function(Node call);
   bool ends_process(Node s) const;
   void assign(Node target, const Value& v);
 
@@ -155,7 +157,10 @@ class Walker final : public Checker {
   }
   void synced() {
     sum().syncs = true;
-    for (auto& t : timers_) t.work = false;
+    for (auto& t : timers_) {
+      t.work = false;
+      t.synced = true;
+    }
   }
   FuncSummary& sum() { return p_.next.funcs[func_]; }
   const Value* class_attr(int cls, const std::string& name) {
@@ -186,7 +191,7 @@ class Walker final : public Checker {
   Env env_;
   std::vector<Frame> frames_;
   std::vector<TimerState> timers_;
-  std::unordered_map<std::string, Node> periodic_vars_;  // flags assigned a periodic condition
+  std::unordered_map<std::string, Periodic> periodic_vars_;  // flags assigned a periodic condition
   int depth_ = 0;
   const void* stmt_call_ = nullptr;
   std::unordered_map<int, Env> final_env_;
