@@ -567,6 +567,11 @@ Value LibraryModel::unknown_call(const CallInfo& ci, const Value& callee) const 
 Value LibraryModel::attribute(const Value& recv, std::string_view name) const {
   switch (recv.kind) {
     case VK::Device: {
+      if (name == "device") {  // `x.device` of a GPU tensor: its CUDA device (metadata, no read)
+        Value d = Value::of(VK::DeviceSpec, recv.conf);
+        d.cuda = true;
+        return d;
+      }
       if (host_attribute(name)) return Value::host();
       Value v = Value::device(recv.conf, (name == "T" || name == "mT") && recv.mask);
       return v;
