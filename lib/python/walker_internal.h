@@ -118,6 +118,7 @@ class Walker final : public Checker {
   Value dictionary(Node n);
   Value comprehension(Node n);
   Value lambda(Node n);
+  bool rebinds_to_device(Node left, Node right) const;
   std::string path_key(Node n) const;
 
   // ---- calls (walk_calls.cpp)
