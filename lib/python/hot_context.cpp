@@ -1,5 +1,6 @@
 // Hot context: how often a site runs (loops, periodic guards, the heat of the function and the calling
 // chain that made it hot), and the wording of findings from it.
+#include <iterator>
 #include <unordered_set>
 
 #include "python/walker_internal.h"
@@ -27,11 +28,20 @@ Periodic Walker::periodic_kind(Node c, int depth) const {
     }
     case K::BooleanOperator: {
       Node op = field(c, "operator");
-      if (text(op) != "and") return Periodic::None;
-      if (periodic_kind(field(c, "left"), depth + 1) == Periodic::WhenTrue ||
-          periodic_kind(field(c, "right"), depth + 1) == Periodic::WhenTrue)
+      const Periodic l = periodic_kind(field(c, "left"), depth + 1);
+      const Periodic r = periodic_kind(field(c, "right"), depth + 1);
+      if (text(op) == "and") return l == Periodic::WhenTrue || r == Periodic::WhenTrue ? Periodic::WhenTrue : Periodic::None;
+      // `step % N == 0 or is_last_batch`, `step % N == 0 or step == 0`: still true only now and then.
+      if (text(op) != "or") return Periodic::None;
+      const bool lp = l == Periodic::WhenTrue, rp = r == Periodic::WhenTrue;
+      if ((lp && (rp || once_only(field(c, "right"), depth + 1))) || (rp && once_only(field(c, "left"), depth + 1)))
         return Periodic::WhenTrue;
       return Periodic::None;
+    }
+    case K::Identifier: {
+      // `should_log = step % N == 0` (or a call that returns such a test) earlier, then `if should_log:`.
+      auto it = periodic_vars_.find(std::string(text(c)));
+      return it == periodic_vars_.end() ? Periodic::None : it->second;
     }
     case K::BinaryOperator: {
       if (!interval_modulo(c)) return Periodic::None;
@@ -54,6 +64,52 @@ Periodic Walker::periodic_kind(Node c, int depth) const {
       return Periodic::None;
     }
     default: return Periodic::None;
+  }
+}
+
+namespace {
+// A name that counts steps, iterations or epochs (`step`, `batch_idx`, `self.global_step`, `warmup_iters`).
+bool counter_name(std::string_view name) {
+  for (std::string_view w : {"step", "iter", "epoch", "idx", "batch", "count"})
+    if (contains_ci(name, w)) return true;
+  return name == "i" || name == "it" || name == "n";
+}
+}  // namespace
+
+// Is `c` true at a single step of a run: a step counter equal to a number or a bound (`step == 0`,
+// `i == warmup_steps`, `epoch == start_epoch and batch_idx == 0`), a first/last flag (`is_last_batch`)?
+// With `exit` (the body leaves the loop), `step >= max_steps` counts too: it is true once, then the loop ends.
+bool Walker::once_only(Node c, int depth, bool exit) const {
+  c = strip_parens(c);
+  if (depth > 16) return false;
+  switch (kind(c)) {
+    case K::BooleanOperator: {
+      const bool l = once_only(field(c, "left"), depth + 1, exit), r = once_only(field(c, "right"), depth + 1, exit);
+      return text(field(c, "operator")) == "and" ? (l || r) : (l && r);
+    }
+    case K::Identifier:
+    case K::Attribute: {
+      const std::string_view t = last_part(text(c));
+      return contains_ci(t, "last") || contains_ci(t, "first") || contains_ci(t, "final");
+    }
+    case K::ComparisonOperator: {
+      if (named_count(c) != 2) return false;
+      for (Node op : children(c))
+        if (!is_named(op) && text(op) != "==" && !(exit && (text(op) == ">=" || text(op) == ">"))) return false;
+      Node l = strip_parens(named(c, 0)), r = strip_parens(named(c, 1));
+      auto counter = [&](Node o) {
+        const K k = kind(o);
+        return (k == K::Identifier || k == K::Attribute) && counter_name(last_part(text(o)));
+      };
+      auto bound = [&](Node o) {
+        const K k = kind(o);
+        return k == K::Integer || k == K::Identifier || k == K::Attribute || k == K::BinaryOperator;
+      };
+      if (kind(l) == K::BinaryOperator && interval_modulo(l)) return false;
+      if (kind(r) == K::BinaryOperator && interval_modulo(r)) return false;
+      return (counter(l) && bound(r)) || (counter(r) && bound(l));
+    }
+    default: return false;
   }
 }
 
@@ -82,6 +138,14 @@ HotInfo Walker::hot_info(bool lexical_only) const {
     h.in_loop = true;
     h.loop = f.node;
     h.heat = f.epoch ? Heat::Epoch : Heat::Hot;
+    // A loop that runs under a periodic guard (an evaluation loop every N steps) is periodic as a whole.
+    for (auto out = std::next(it); out != frames_.rend() && !h.periodic; ++out) {
+      if (out->kind == Frame::Kind::Boundary) break;
+      if (out->kind == Frame::Kind::Guard) {
+        h.periodic = true;
+        h.guard = out->node;
+      }
+    }
     break;
   }
   if (!h.in_loop) {

@@ -22,7 +22,20 @@ Value device_named(std::string_view name) {
   return v;
 }
 
+// Helpers of training libraries named for moving a batch to the GPU (fairseq's `move_to_cuda`, Lightning's
+// `move_data_to_device`, accelerate's `send_to_device`, Fabric's `to_device`): their result is on it.
+bool moves_to_device(std::string_view name) {
+  return one_of(name, {"move_to_cuda", "to_cuda", "move_to_device", "move_data_to_device", "send_to_device",
+                       "to_device", "batch_to_device"});
+}
+
+// Objects that a launcher's prepare()/setup() hands back without moving data: optimizers, LR schedulers.
+bool host_object_name(std::string_view name) {
+  return contains_ci(name, "optim") || contains_ci(name, "sched");
+}
+
 // Does an argument of the call hold a device value? `best`: the highest confidence among those.
+
 bool device_argument(const CallInfo& ci, Confidence& best) {
   bool dev = false;
   best = Confidence::Low;
@@ -41,6 +54,25 @@ bool callback_tensor_param(std::string_view n) {
 }
 
 }  // namespace
+
+// Are there arguments, all of them known host values (numbers, strings, CPU data)? A call fed only those
+// computes a summary, not a GPU output.
+bool only_host_arguments(const CallInfo& ci) {
+  if (ci.args.empty()) return false;
+  for (const Arg& a : ci.args) {
+    const Value& v = a.value;
+    const bool host = v.kind == VK::Host || (v.kind == VK::Container && v.items && !v.items->empty() &&
+                                              std::all_of(v.items->begin(), v.items->end(),
+                                                          [](const Value& e) { return e.kind == VK::Host; }));
+    if (!host) return false;
+  }
+  return true;
+}
+
+bool interval_test_name(std::string_view name) {
+  return one_of(name, {"should_log", "should_print", "should_evaluate", "should_eval", "should_save",
+                       "is_log_step", "every_n_steps", "every_n_iters"});
+}
 
 bool contains_ci(std::string_view hay, std::string_view needle) {
   if (needle.empty()) return true;
@@ -229,11 +261,15 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
   const std::string_view last = last_part(q);
   const Arg* a0 = ci.positional(0);
   const bool upper = !last.empty() && std::isupper(static_cast<unsigned char>(last[0]));
+  if (Value n = gradient_norm(ci, last); n.kind != VK::Unknown) return n;
+  if (moves_to_device(last)) return Value::device(Confidence::Medium);
   if (q.starts_with("torch.")) {
     if (q == "torch.device") {
       if (a0 && a0->value.kind == VK::DeviceSpec) return a0->value;
       Value v = Value::of(VK::DeviceSpec, Confidence::Medium);
-      v.cuda = !a0 || code_.text(a0->node).find("cpu") == std::string_view::npos;
+      // `torch.device(f"cuda:{rank}" if cuda_ok else "cpu")`: the code means to run on the GPU when one is there.
+      v.cuda = !a0 || code_.text(a0->node).find("cpu") == std::string_view::npos ||
+               code_.text(a0->node).find("cuda") != std::string_view::npos;
       if (a0 && code_.text(a0->node).find("cuda") != std::string_view::npos) v.conf = Confidence::High;
       return v;
     }
@@ -288,6 +324,9 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
   if (last == "DataLoader") return Value::of(VK::Loader);
   if (q == "copy.deepcopy" || q == "copy.copy") return a0 ? a0->value : Value{};
   if (last == "from_pretrained") return Value::of(VK::Module, Confidence::Medium);
+  // `apply_to_collection(values, Tensor, lambda t: t.item())`: a helper that maps a host converter.
+  for (const Arg& a : ci.args)
+    if (kind(strip_parens(a.node)) == K::Lambda && a.value.kind == VK::Host) return Value::host();
   Confidence c;
   if (device_argument(ci, c) && !q.starts_with("wandb.") && !q.starts_with("mlflow.") && !q.starts_with("logging."))
     return Value::device(std::min(c, Confidence::Medium));
@@ -347,6 +386,57 @@ int LibraryModel::torch_module_parameters(const CallInfo& ci, std::string_view l
   });
 }
 
+// What a launcher's wrapping call does with the models and loaders it gets: accelerate's
+// `accelerator.prepare(...)` places models on the device and wraps loaders that copy each batch there
+// without non_blocking; Lightning Fabric's `fabric.setup(...)`/`setup_module` places models and
+// `setup_dataloaders(...)` wraps loaders that copy each batch with non_blocking on CUDA.
+LibraryModel::Placement LibraryModel::launcher_placement(std::string_view m, std::string_view receiver) {
+  if (m == "prepare" && contains_ci(receiver, "accelerator")) return Placement::Blocking;
+  if ((m == "setup" || m == "setup_module" || m == "setup_dataloaders") && contains_ci(receiver, "fabric"))
+    return Placement::Async;
+  return Placement::None;
+}
+
+// The total norm that gradient clipping returns (`torch.nn.utils.clip_grad_norm_`, `get_total_norm`, the
+// same methods of an FSDP model or a launcher): a 0-dim tensor on the parameters' device.
+Value LibraryModel::gradient_norm(const CallInfo& ci, std::string_view name) {
+  if (!one_of(name, {"clip_grad_norm_", "get_total_norm", "clip_grad_norm"})) return {};
+  for (const Arg& a : ci.args) {
+    if (a.value.kind == VK::Params) return Value::device(a.value.conf);
+    if (a.value.holds_device()) return Value::device(a.value.device_conf());
+    if (a.value.kind == VK::Module && a.value.cuda) return Value::device(a.value.conf);
+  }
+  if (ci.recv.kind == VK::Module && ci.recv.cuda) return Value::device(ci.recv.conf);
+  return Value::device(Confidence::Medium);
+}
+
+Value LibraryModel::placed(const CallInfo& ci, Placement place) const {
+  std::vector<Value> out;
+  for (const Arg& a : ci.args) {
+    if (!a.keyword.empty()) continue;
+    Value v = a.value;
+    const std::string_view name = last_part(code_.text(a.node));
+    if (v.kind == VK::Unknown && loader_name(name)) v = Value::of(VK::Loader, Confidence::Medium);
+    if (v.kind == VK::Loader || ci.method == "setup_dataloaders") {
+      v = Value::of(VK::Loader, Confidence::Medium);
+      v.cuda = true;
+      v.blocking = place == Placement::Blocking;
+    } else if (v.kind == VK::Unknown && host_object_name(name)) {
+      v = Value{};
+    } else if (v.kind == VK::Module || v.kind == VK::Unknown) {
+      v = Value::of(VK::Module, Confidence::Medium);
+      v.cuda = true;
+      if (a.value.kind == VK::Module) {
+        v.id = a.value.id;
+        v.count = a.value.count;
+      }
+    }
+    out.push_back(v);
+  }
+  if (out.size() == 1) return out[0];
+  return Value::container(std::move(out), true);
+}
+
 Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
   const Value& rv = ci.recv;
   const std::string_view m = ci.method;
@@ -355,6 +445,10 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
   if ((rv.kind == VK::Device || rv.kind == VK::Module || rv.kind == VK::Unknown) &&
       (m == "item" || m == "tolist" || host_method(m) || syncing_method()))
     return Value::host(true);
+  if (Value n = gradient_norm(ci, m); n.kind != VK::Unknown) return n;
+  if (moves_to_device(m) && rv.kind != VK::Container) return Value::device(Confidence::Medium);
+  // Byte and digest methods no tensor has (PIL images, numpy arrays, hashes): host bytes and strings.
+  if (one_of(m, {"tobytes", "hexdigest", "digest"})) return Value::host();
   Confidence tc = Confidence::High;
   if (m == "parameters" || m == "named_parameters") {
     Value v = Value::of(VK::Params, rv.kind == VK::Module && rv.cuda ? rv.conf : Confidence::Medium);
@@ -406,7 +500,9 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
       if (one_of(m, {"state_dict", "modules", "children", "named_modules", "zero_grad", "register_buffer",
                      "load_state_dict", "register_forward_hook"}))
         return {};
-      if (rv.cuda) return Value::device(rv.conf);
+      // Another method of a module on the GPU: its output when fed GPU (or unknown) data, not when it
+      // only gets host values (a summary such as a parameter count, a learning rate, a FLOP estimate).
+      if (rv.cuda && !only_host_arguments(ci)) return Value::device(rv.conf);
       return {};
     case VK::Params: return rv;
     case VK::Loader: return m == "__iter__" ? rv : Value{};
@@ -431,22 +527,8 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
   }
   // Unknown receiver.
   if (m == "from_pretrained") return Value::of(VK::Module, Confidence::Medium);
-  if (m == "prepare" && contains_ci(code_.text(ci.receiver), "accelerator")) {
-    // accelerate's prepare() places models (and the batches of prepared loaders) on the device.
-    std::vector<Value> prepared;
-    for (const Arg& a : ci.args) {
-      if (!a.keyword.empty()) continue;
-      Value v = a.value;
-      if (v.kind == VK::Module || v.kind == VK::Unknown) {
-        v = Value::of(VK::Module, Confidence::Medium);
-        v.cuda = true;
-        if (a.value.kind == VK::Module) v.id = a.value.id;
-      }
-      prepared.push_back(v);
-    }
-    if (prepared.size() == 1) return prepared[0];
-    return Value::container(std::move(prepared), true);
-  }
+  if (const Placement place = launcher_placement(m, code_.text(ci.receiver)); place != Placement::None)
+    return placed(ci, place);
   if ((m == "to" || m == "cuda") && kind(strip_parens(ci.receiver)) == K::Call) {
     // `Net(...).to(device)`: a module built by a class this analysis cannot see.
     Node ctor = strip_parens(field(strip_parens(ci.receiver), "function"));
@@ -485,6 +567,11 @@ Value LibraryModel::unknown_call(const CallInfo& ci, const Value& callee) const 
 Value LibraryModel::attribute(const Value& recv, std::string_view name) const {
   switch (recv.kind) {
     case VK::Device: {
+      if (name == "device") {  // `x.device` of a GPU tensor: its CUDA device (metadata, no read)
+        Value d = Value::of(VK::DeviceSpec, recv.conf);
+        d.cuda = true;
+        return d;
+      }
       if (host_attribute(name)) return Value::host();
       Value v = Value::device(recv.conf, (name == "T" || name == "mT") && recv.mask);
       return v;

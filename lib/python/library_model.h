@@ -30,6 +30,11 @@ bool collecting_method(std::string_view name);     // container methods that add
 bool loader_name(std::string_view name);           // a name that holds a data loader when nothing else is known
 bool batch_source_name(std::string_view name);     // a loop over it is the batch loop of an epoch loop
 bool tensor_callable_name(std::string_view name);  // an unknown callable that looks like a model or a loss
+bool interval_test_name(std::string_view name);    // a library's "is this a logging step" test (should_log)
+
+// Does the call have arguments, all of them plain Python values (numbers, strings, bools)? A module fed
+// only those computes a summary or a host result (a FLOP estimate, a prompt's images), not a GPU output.
+bool only_host_arguments(const CallInfo& ci);
 
 // What a parameter without call-site facts or default holds, from its name: a device spec ("device"),
 // a device tensor for the tensor parameters of per-step callbacks ("batch", "logits"), else unknown.
@@ -62,6 +67,11 @@ class LibraryModel {
   Value attribute(const Value& recv, std::string_view name) const;
 
  private:
+  enum class Placement { None, Blocking, Async };
+  static Placement launcher_placement(std::string_view method, std::string_view receiver);
+  // The values a launcher's wrapping call gives back: models on the device, loaders of GPU batches.
+  Value placed(const CallInfo& ci, Placement place) const;
+  static Value gradient_norm(const CallInfo& ci, std::string_view name);
   int torch_module_parameters(const CallInfo& ci, std::string_view layer) const;
 
   const Catalog& catalog_;

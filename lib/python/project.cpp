@@ -111,7 +111,8 @@ void read_function(FuncInfo& fi, Node def, const SourceText& src) {
 
 bool result_differs(const FuncSummary& a, const FuncSummary& b) {
   const Value ra = a.returns ? a.ret : Value{}, rb = b.returns ? b.ret : Value{};
-  return !ra.same(rb) || a.gpu_work != b.gpu_work || a.syncs != b.syncs || a.batch_loop != b.batch_loop;
+  return !ra.same(rb) || a.gpu_work != b.gpu_work || a.syncs != b.syncs || a.batch_loop != b.batch_loop ||
+         a.periodic_return != b.periodic_return;
 }
 
 bool same_env(const Env& a, const Env& b) {

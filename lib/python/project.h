@@ -106,12 +106,14 @@ struct FuncSummary {
   bool gpu_work = false;
   bool syncs = false;
   bool batch_loop = false;         // holds a loop over a data loader (a loop calling it is an epoch loop)
+  bool periodic_return = false;    // returns a periodic test (`return step % every == 0`)
   bool reports = false;            // a rule judged a site of it as syncing (its heat decides the finding)
   std::vector<Value> params;       // joined over the call sites (set between rounds)
   std::vector<bool> param_known;
 };
 
-// Does a caller read a different result from `b` than from `a` (return value, GPU work, syncs, batch loop)?
+// Does a caller read a different result from `b` than from `a` (return value, GPU work, syncs, batch loop,
+// periodic test)?
 // An unknown return reads the same as none.
 bool result_differs(const FuncSummary& a, const FuncSummary& b);
 

@@ -18,7 +18,7 @@ Value Value::element() const {
   switch (kind) {
     case VK::Device: return device(conf, mask);
     case VK::HostTensor: return of(VK::HostTensor, conf);
-    case VK::Loader: return of(VK::HostTensor, conf);
+    case VK::Loader: return cuda ? device(Confidence::Medium) : of(VK::HostTensor, conf);
     case VK::Params: {
       Value p = device(conf);
       if (!named_params) return p;
@@ -60,7 +60,7 @@ Confidence Value::device_conf(int depth) const {
 }
 
 bool Value::same(const Value& o) const {
-  return kind == o.kind && conf == o.conf && mask == o.mask && cuda == o.cuda && fused == o.fused &&
+  return kind == o.kind && conf == o.conf && mask == o.mask && cuda == o.cuda && blocking == o.blocking && fused == o.fused &&
          number == o.number && count == o.count && id == o.id && name == o.name &&
          named_params == o.named_params && positional == o.positional &&
          ((!items && !o.items) || (items && o.items && items->size() == o.items->size() &&
@@ -82,6 +82,7 @@ Value join(const Value& a, const Value& b) {
     r.conf = min_conf(a.conf, b.conf);
     r.mask = a.mask && b.mask;
     r.cuda = a.cuda || b.cuda;
+    r.blocking = a.blocking || b.blocking;
     r.fused = a.fused && b.fused;
     r.number = a.number && b.number;
     if (a.count != b.count) r.count = -1;

@@ -35,7 +35,8 @@ struct Value {
   VK kind = VK::Unknown;
   Confidence conf = Confidence::High;
   bool mask = false;        // Device: a boolean tensor (comparison result, isnan, ...)
-  bool cuda = false;        // DeviceSpec: a CUDA device; Module: moved to a CUDA device
+  bool cuda = false;        // DeviceSpec: a CUDA device; Module: moved to a CUDA device; Loader: yields GPU batches
+  bool blocking = false;    // Loader: copies each batch to the GPU with a blocking copy (no non_blocking)
   bool fused = false;       // Optimizer: created with fused=True
   bool number = false;      // Host: a Python number
   bool named_params = false;  // Params: (name, parameter) pairs

@@ -153,7 +153,7 @@ Value Walker::module_call(const Value& mod, const CallInfo& ci, bool& work, bool
     if (fwd < 0) fwd = p_.find_method(mod.id, "__call__");
     if (fwd >= 0) ret = project_call(fwd, ci, true, work, syncs);
   }
-  if (mod.kind == VK::Module && mod.cuda) return Value::device(mod.conf);
+  if (mod.kind == VK::Module && mod.cuda && !only_host_arguments(ci)) return Value::device(mod.conf);
   for (const Arg& a : ci.args)
     if (a.value.holds_device()) return Value::device(a.value.device_conf());
   return ret;
@@ -191,7 +191,8 @@ Value Walker::new_timer(const CallInfo& ci) {
   TimerState t;
   t.node = ci.node;
   for (std::size_t i = 0; i < timers_.size(); ++i)
-    if (timers_[i].work) t.unsynced_before.push_back(static_cast<int>(i));
+    // A difference with an earlier reading measures queued GPU work only if nothing waited in between.
+    if (timers_[i].work && !timers_[i].synced) t.unsynced_before.push_back(static_cast<int>(i));
   timers_.push_back(std::move(t));
   Value v = Value::of(VK::Timer);
   v.id = static_cast<std::int32_t>(timers_.size() - 1);

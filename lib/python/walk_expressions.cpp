@@ -122,7 +122,30 @@ Value Walker::expr_inner(Node n) {
     case K::Lambda: return lambda(n);
     case K::Assignment: {
       Node right = field(n, "right");
+      // `stats = stats.to(device)` in a loop, the only assignment of a name bound before the loop: the
+      // first iteration copies, the later ones find it on the device already.
+      const bool once = !null(right) && rebinds_to_device(field(n, "left"), right);
+      if (once) {
+        Frame first;
+        first.kind = Frame::Kind::Cold;
+        first.node = n;
+        frames_.push_back(first);
+      }
       Value v = null(right) ? Value{} : expr(right);
+      if (once) frames_.pop_back();
+      if (Node left = strip_parens(field(n, "left")); kind(left) == K::Identifier) {
+        std::string name(text(left));
+        Periodic pk = null(right) ? Periodic::None : periodic_kind(right);
+        if (pk == Periodic::None && !null(right) && kind(strip_parens(right)) == K::Call) {
+          // `should_log = self.metrics.should_log(step)`: a project function that returns a periodic test.
+          const int callee = called_function(right);
+          if (callee >= 0 ? callee_sum(callee).periodic_return
+                          : interval_test_name(last_part(text(field(strip_parens(right), "function")))))
+            pk = Periodic::WhenTrue;
+        }
+        if (pk != Periodic::None) periodic_vars_[std::move(name)] = pk;
+        else periodic_vars_.erase(name);
+      }
       assign(field(n, "left"), v);
       return v;
     }
@@ -350,6 +373,9 @@ Value Walker::comparison(Node n) {
   Confidence c = Confidence::Low;
   for (Node n_i : named_children(n)) {
     Value v = expr(n_i);
+    // A tensor compared with a string is never equal to it: Python answers without reading the tensor.
+    const K k = kind(strip_parens(n_i));
+    if (k == K::String || k == K::ConcatenatedString) identity = true;
     if (v.on_device()) {
       device = true;
       c = std::max(c, v.conf);
@@ -460,11 +486,48 @@ Value Walker::comprehension(Node n) {
   return result;
 }
 
+bool Walker::rebinds_to_device(Node left, Node right) const {
+  left = strip_parens(left);
+  right = strip_parens(right);
+  if (kind(left) != K::Identifier || kind(right) != K::Call) return false;
+  Node fn = strip_parens(field(right, "function"));
+  if (kind(fn) != K::Attribute || text(strip_parens(field(fn, "object"))) != text(left)) return false;
+  const std::string_view m = text(field(fn, "attribute"));
+  if (m != "to" && m != "cuda") return false;
+  const Frame* loop = nullptr;
+  for (auto it = frames_.rbegin(); it != frames_.rend() && !loop; ++it) {
+    if (it->kind == Frame::Kind::Boundary) return false;
+    if (it->kind == Frame::Kind::Loop) loop = &*it;
+  }
+  if (!loop || kind(loop->node) != K::ForStatement) return false;
+  // Bound by the loop itself, or assigned again in it: every iteration may bring new host data.
+  int assignments = 0;
+  PreOrder walk(field(loop->node, "left"));
+  for (Node cur; !null(cur = walk.next());)
+    if (kind(cur) == K::Identifier && text(cur) == text(left)) return false;
+  PreOrder body(field(loop->node, "body"));
+  for (Node cur; !null(cur = body.next());) {
+    const K k = kind(cur);
+    if (k == K::FunctionDefinition || k == K::Lambda || k == K::ClassDefinition) {
+      body.skip_children();
+      continue;
+    }
+    if (k == K::Assignment || k == K::AugmentedAssignment || k == K::ForStatement) {
+      Node target = strip_parens(field(cur, "left"));
+      PreOrder names(target);
+      for (Node t; !null(t = names.next());)
+        if (kind(t) == K::Identifier && text(t) == text(left)) ++assignments;
+    }
+  }
+  return assignments == 1;
+}
+
 Value Walker::lambda(Node n) {
   Frame b;
   b.kind = Frame::Kind::Boundary;
   b.node = n;
   frames_.push_back(b);
+  Value body;
   {
     Shadow shadow(env_);  // parameters shadow outer names inside the body only
     for (Node p : named_children(field(n, "parameters"))) {
@@ -473,10 +536,12 @@ Value Walker::lambda(Node n) {
       shadow.hide(name);
       env_[name] = Value{};
     }
-    (void)expr(field(n, "body"));
+    body = expr(field(n, "body"));
   }
   frames_.pop_back();
-  return {};
+  // A lambda that turns what it gets into Python values (`lambda t: t.item()`): a host converter, which
+  // library helpers that map it over a collection use to give host values back.
+  return body.kind == VK::Host ? Value::host() : Value{};
 }
 
 // `items[a:b]` of a tuple or list literal, with integer literals (or nothing) as bounds and no step.

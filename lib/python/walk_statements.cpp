@@ -10,10 +10,11 @@ void Walker::block(Node n) {
   for (Node s : named_children(n)) {
     {
       stmt(s);
-      // `if step % N != 0: continue` makes the rest of the block periodic.
+      // `if step % N != 0: continue` (or `if not should_log: return`) makes the rest of the block periodic.
       if (kind(s) == K::IfStatement && null(field(s, "alternative"))) {
         Node cons = field(s, "consequence");
-        if (!null(cons) && named_count(cons) == 1 && kind(named(cons, 0)) == K::ContinueStatement &&
+        const K last = null(cons) || named_count(cons) == 0 ? K::Comment : kind(named(cons, named_count(cons) - 1));
+        if ((last == K::ContinueStatement || last == K::ReturnStatement) &&
             periodic_kind(field(s, "condition")) == Periodic::WhenFalse) {
           Frame g;
           g.kind = Frame::Kind::Guard;
@@ -62,6 +63,8 @@ void Walker::stmt(Node n) {
     case K::ReturnStatement:
       if (named_count(n) > 0) {
         Value v = expr(named(n, 0));
+        // `return step % self.log_every == 0`: callers that keep the answer in a flag guard periodically.
+        if (periodic_kind(named(n, 0)) == Periodic::WhenTrue) sum().periodic_return = true;
         FuncSummary& s = sum();
         s.ret = s.returns ? join(s.ret, v) : v;
         s.returns = true;
@@ -236,7 +239,21 @@ void Walker::if_stmt(Node n) {
     block(body);
     if (periodic) frames_.pop_back();
   };
-  branch(field(n, "consequence"), pk == Periodic::WhenTrue, condition);
+  Node cons = field(n, "consequence");
+  const Node last = null(cons) || named_count(cons) == 0 ? Node{} : named(cons, named_count(cons) - 1);
+  const bool exits = !null(last) && kind(last) == K::BreakStatement;
+  if (pk == Periodic::None && !null(cons) && (once_only(condition, 0, exits) || ends_process(last))) {
+    // Once-only: `if step == 0:`, `if i == warmup_steps:`, `if step >= max_steps: ... break`; or the
+    // failure path that ends the program (`sys.exit(1)`), like a `raise`.
+    Frame once;
+    once.kind = Frame::Kind::Cold;
+    once.node = condition;
+    frames_.push_back(once);
+    block(field(n, "consequence"));
+    frames_.pop_back();
+  } else {
+    branch(field(n, "consequence"), pk == Periodic::WhenTrue, condition);
+  }
   outs.push_back(std::move(env_));
   bool has_else = false;
   // elif/else chain: each runs when the earlier conditions failed.
@@ -292,6 +309,38 @@ Node iterated_name(Node right) {
 }
 }  // namespace
 
+// Does the statement end the process (`sys.exit(1)`, `exit()`, `os._exit(1)`)?
+bool Walker::ends_process(Node s) const {
+  if (null(s) || kind(s) != K::ExpressionStatement || named_count(s) == 0) return false;
+  Node call = strip_parens(named(s, 0));
+  if (kind(call) != K::Call) return false;
+  const std::string_view fn = text(field(call, "function"));
+  return fn == "sys.exit" || fn == "exit" || fn == "quit" || fn == "os._exit";
+}
+
+// The project function a call calls (`f(...)`, `obj.method(...)`, `self.helper.method(...)`,
+// `module.f(...)`), or -1.
+int Walker::called_function(Node call) {
+  call = strip_parens(call);
+  if (kind(call) != K::Call) return -1;
+  Node fn = strip_parens(field(call, "function"));
+  if (kind(fn) == K::Identifier) {
+    Value v = lookup(std::string(text(fn)));
+    return v.kind == VK::FuncRef ? v.id : -1;
+  }
+  if (kind(fn) != K::Attribute) return -1;
+  Node obj = strip_parens(field(fn, "object"));
+  Value v;
+  if (kind(obj) == K::Identifier) v = lookup(std::string(text(obj)));
+  else if (kind(obj) == K::Attribute) v = expr(obj);
+  if ((v.kind == VK::Instance || v.kind == VK::Module) && v.id >= 0) return p_.find_method(v.id, text(field(fn, "attribute")));
+  if (v.kind == VK::ModuleRef) {
+    Value f = module_attr(v, text(field(fn, "attribute")));
+    if (f.kind == VK::FuncRef) return f.id;
+  }
+  return -1;
+}
+
 // Does the statement call a project function that holds a batch loop (train_one_epoch(...))?
 bool Walker::calls_batch_loop(Node stmt_node) {
   Node e = stmt_node;
@@ -299,23 +348,10 @@ bool Walker::calls_batch_loop(Node stmt_node) {
   if (kind(e) == K::Assignment || kind(e) == K::AugmentedAssignment) e = field(e, "right");
   e = strip_parens(e);
   if (kind(e) != K::Call) return false;
+  // Only plain names and names' attributes, as before: a deeper receiver is not walked again here.
   Node fn = strip_parens(field(e, "function"));
-  int callee = -1;
-  if (kind(fn) == K::Identifier) {
-    Value v = lookup(std::string(text(fn)));
-    if (v.kind == VK::FuncRef) callee = v.id;
-  } else if (kind(fn) == K::Attribute) {
-    Node obj = strip_parens(field(fn, "object"));
-    if (kind(obj) == K::Identifier) {
-      Value v = lookup(std::string(text(obj)));
-      if ((v.kind == VK::Instance || v.kind == VK::Module) && v.id >= 0)
-        callee = p_.find_method(v.id, text(field(fn, "attribute")));
-      else if (v.kind == VK::ModuleRef) {
-        Value f = module_attr(v, text(field(fn, "attribute")));
-        if (f.kind == VK::FuncRef) callee = f.id;
-      }
-    }
-  }
+  if (kind(fn) == K::Attribute && kind(strip_parens(field(fn, "object"))) != K::Identifier) return false;
+  const int callee = called_function(e);
   if (callee < 0) return false;
   return callee_sum(callee).batch_loop;
 }
@@ -376,8 +412,16 @@ void Walker::for_stmt(Node n) {
   Node left = field(n, "left");
   Node body = field(n, "body");
   Value elem = it.element();
-  if (it.kind == VK::Loader || batch_source_name(last_part(text(iterated_name(right))))) sum().batch_loop = true;
-  frames_.push_back(loop_frame(n, right, it, left, body));
+  // What the loop draws from through enumerate(...), tqdm(...): a loader's batches are steps, never a
+  // per-element multiplier, even when they are on the GPU.
+  Value source = it;
+  if (Node src = iterated_name(right); src != strip_parens(right) && (kind(src) == K::Identifier || kind(src) == K::Attribute))
+    source = expr(src);
+  if (source.kind != VK::Loader) source = it;
+  if (source.kind == VK::Loader || batch_source_name(last_part(text(iterated_name(right))))) sum().batch_loop = true;
+  frames_.push_back(loop_frame(n, right, source, left, body));
+  // The loop draws one item per iteration: a loader that copies its batches is judged inside the loop.
+  if (source.kind == VK::Loader) check_site(&RuleEntry::iteration, IterationInfo{right, source});
   if (!null(left)) assign(left, elem);
   if (!null(body)) block(body);
   frames_.pop_back();

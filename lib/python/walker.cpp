@@ -23,6 +23,7 @@ void Walker::walk_function(int fn) {
   env_.clear();
   frames_.clear();
   timers_.clear();
+  periodic_vars_.clear();
   depth_ = 0;
   sum() = FuncSummary{};
   if (fi.parent >= 0) {

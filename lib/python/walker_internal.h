@@ -47,6 +47,7 @@ struct HotInfo {
 
 struct TimerState {
   bool work = false;                  // GPU work queued since this reading, not waited for
+  bool synced = false;                // a blocking read or synchronize ran since this reading
   std::vector<int> unsynced_before;   // earlier timers with unsynced work when this one was read
   Node node{};
 };
@@ -95,6 +96,8 @@ class Walker final : public Checker {
   void flat(Node n);
   Frame loop_frame(Node loop, Node iterable_node, const Value& iterable, Node target, Node body);
   bool calls_batch_loop(Node stmt_node);
+  int called_function(Node call);
+  bool ends_process(Node s) const;
   void assign(Node target, const Value& v);
 
   // ---- expressions (walk_expressions.cpp)
@@ -115,6 +118,7 @@ class Walker final : public Checker {
   Value dictionary(Node n);
   Value comprehension(Node n);
   Value lambda(Node n);
+  bool rebinds_to_device(Node left, Node right) const;
   std::string path_key(Node n) const;
 
   // ---- calls (walk_calls.cpp)
@@ -131,6 +135,7 @@ class Walker final : public Checker {
   HotInfo hot_info(bool lexical_only) const;
   Lexical lexical() const;
   Periodic periodic_kind(Node c, int depth = 0) const;
+  bool once_only(Node c, int depth = 0, bool exit = false) const;
   bool interval_modulo(Node binop) const;
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
@@ -153,7 +158,10 @@ class Walker final : public Checker {
   }
   void synced() {
     sum().syncs = true;
-    for (auto& t : timers_) t.work = false;
+    for (auto& t : timers_) {
+      t.work = false;
+      t.synced = true;
+    }
   }
   FuncSummary& sum() { return p_.next.funcs[func_]; }
   const Value* class_attr(int cls, const std::string& name) {
@@ -184,6 +192,7 @@ class Walker final : public Checker {
   Env env_;
   std::vector<Frame> frames_;
   std::vector<TimerState> timers_;
+  std::unordered_map<std::string, Periodic> periodic_vars_;  // flags assigned a periodic condition
   int depth_ = 0;
   const void* stmt_call_ = nullptr;
   std::unordered_map<int, Env> final_env_;

@@ -60,6 +60,11 @@ struct SubscriptInfo {
   Value stored;
 };
 
+struct IterationInfo {
+  Node node{};  // the iterable of a for loop, judged once per iteration (inside the loop)
+  Value source;  // the loader (or other object) the loop draws from, through enumerate(...), tqdm(...)
+};
+
 struct TimingInfo {
   Node node{};   // end - start
   Node start{};  // where the start timer was taken
@@ -85,6 +90,7 @@ using ConditionCheck = void (*)(const Rule&, const ConditionInfo&, Checker&);
 using FormatCheck = void (*)(const Rule&, const FormatInfo&, Checker&);
 using SubscriptCheck = void (*)(const Rule&, const SubscriptInfo&, Checker&);
 using TimingCheck = void (*)(const Rule&, const TimingInfo&, Checker&);
+using IterationCheck = void (*)(const Rule&, const IterationInfo&, Checker&);
 
 struct RuleEntry {
   std::string_view id;
@@ -93,6 +99,7 @@ struct RuleEntry {
   FormatCheck format = nullptr;
   SubscriptCheck subscript = nullptr;
   TimingCheck timing = nullptr;
+  IterationCheck iteration = nullptr;
 };
 
 // The one rule table.
@@ -121,6 +128,7 @@ void sync008_mask_index(const Rule&, const SubscriptInfo&, Checker&);
 void sync009_syncing_library_call(const Rule&, const CallInfo&, Checker&);
 void sync010_logger_sink(const Rule&, const CallInfo&, Checker&);
 void sync011_blocking_host_to_device_copy(const Rule&, const CallInfo&, Checker&);
+void sync011_blocking_loader(const Rule&, const IterationInfo&, Checker&);
 void sync012_unsynchronized_timing(const Rule&, const TimingInfo&, Checker&);
 
 }  // namespace synclint::python

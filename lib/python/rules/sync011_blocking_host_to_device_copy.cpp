@@ -38,4 +38,16 @@ void sync011_blocking_host_to_device_copy(const Rule& rule, const CallInfo& call
                  "builds a GPU tensor from host data: a blocking copy that synchronizes the stream", kFix);
 }
 
+// A loop over a loader that a library prepared for the device (accelerate's `prepare`): the library copies
+// every batch to the GPU without non_blocking, a stream synchronization per step.
+void sync011_blocking_loader(const Rule& rule, const IterationInfo& loop, Checker& checker) {
+  if (loop.source.kind != VK::Loader || !loop.source.cuda || !loop.source.blocking) return;
+  checker.report(rule, loop.node, loop.source.conf,
+                 "draws batches from a loader prepared for the device, which copies each batch to the GPU "
+                 "without non_blocking: a blocking copy that synchronizes the stream",
+                 "Ask the library for asynchronous copies from pinned memory (accelerate: "
+                 "`Accelerator(dataloader_config=DataLoaderConfiguration(non_blocking=True))` with a "
+                 "`pin_memory=True` DataLoader).");
+}
+
 }  // namespace synclint::python

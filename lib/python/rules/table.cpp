@@ -15,7 +15,7 @@ constexpr RuleEntry kRules[] = {
     {.id = "SYNC008", .call = sync008_data_dependent_shape, .subscript = sync008_mask_index},
     {.id = "SYNC009", .call = sync009_syncing_library_call},
     {.id = "SYNC010", .call = sync010_logger_sink},
-    {.id = "SYNC011", .call = sync011_blocking_host_to_device_copy},
+    {.id = "SYNC011", .call = sync011_blocking_host_to_device_copy, .iteration = sync011_blocking_loader},
     {.id = "SYNC012", .timing = sync012_unsynchronized_timing},
 };
 }  // namespace
