@@ -129,6 +129,7 @@ void Server::did_close(const std::string& uri) {
     workspace_->file_changed(path);
   }
   // A closed document's diagnostics are cleared (the editor shows only open files').
+  published_versions_.erase(uri);
   if (!pull_ && published_.erase(uri)) callbacks_.publish(uri, std::nullopt, {});
   dirty_ = true;
 }
@@ -214,9 +215,15 @@ void Server::publish_changes() {
   for (const auto& [uri, version] : targets) {
     const std::string path = path_of(uri);
     std::vector<Diagnostic> items = diagnostics_for(path);
+    // Unchanged diagnostics are sent again only for a document whose version moved (the client may
+    // hold them for the older version).
     auto it = published_.find(uri);
-    if (it != published_.end() && it->second == items) continue;
-    changed = true;
+    const auto seen = published_versions_.find(uri);
+    const bool same_version = seen != published_versions_.end() && seen->second == version;
+    const bool same_items = it != published_.end() && it->second == items;
+    if (same_items && (same_version || !version)) continue;
+    if (version) published_versions_[uri] = version;
+    changed = changed || !same_items;
     if (!pull_) callbacks_.publish(uri, version, items);
     if (items.empty() && !documents_.count(uri))
       published_.erase(uri);

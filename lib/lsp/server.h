@@ -80,6 +80,7 @@ class Server {
   std::map<std::string, Document> documents_;  // by uri
   engine::WorkspaceResult result_;             // of the last analysis, costs joined
   std::map<std::string, std::vector<Diagnostic>> published_;  // by uri
+  std::map<std::string, std::optional<std::int64_t>> published_versions_;
   bool dirty_ = true;
   bool cxx_logged_ = false;
   // The probe report: its path, its modification time when read, the sites.
