@@ -70,7 +70,7 @@ struct Workspace::State {
   std::map<std::string, std::shared_ptr<const Config>> config_by_dir;
   std::map<std::string, std::shared_ptr<const Config>> config_by_file;
   std::vector<ConfigProblem> config_problems;
-  std::map<const Config*, Project> projects;
+  std::map<const Config*, Project> projects;  // one language per configuration while only Python has a front-end
 
   unsigned jobs() const {
     if (options.jobs != 0) return options.jobs;
@@ -213,8 +213,6 @@ WorkspaceResult Workspace::analyze() {
     configs[config.get()] = config;
     groups[{config.get(), lang}].push_back({key, text});
   }
-  out.config_problems = s.config_problems;
-
   std::map<const Config*, Project> kept;
   for (auto& [group, members] : groups) {
     const Config& config = *group.first;
@@ -243,6 +241,13 @@ WorkspaceResult Workspace::analyze() {
           project.results.emplace_back(r.path, finish(r, group.second, config, catalog));
           for (FileError& e : r.errors) project.errors.push_back(std::move(e));
         }
+      } catch (const ConfigError& e) {  // extra-sync-apis naming a rule or kind that does not exist
+        project.results.clear();
+        const std::filesystem::path file = config.file.value_or(config.root);
+        const bool known = std::any_of(s.config_problems.begin(), s.config_problems.end(), [&](const ConfigProblem& p) {
+          return p.file == file && p.message == e.what();
+        });
+        if (!known) s.config_problems.push_back({file, e.what()});
       } catch (const std::exception& e) {
         for (const Member& m : members)
           project.errors.push_back(FileError{m.key, std::string("internal error while analysing: ") + e.what(), true,
@@ -254,6 +259,7 @@ WorkspaceResult Workspace::analyze() {
     kept[&config] = std::move(project);
   }
   s.projects = std::move(kept);
+  out.config_problems = s.config_problems;
   return out;
 }
 

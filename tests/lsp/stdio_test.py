@@ -183,6 +183,26 @@ def case_transcript():
     check(kinds == [1, "textDocument/publishDiagnostics", 2], "transcript replies in order: %s" % kinds)
 
 
+def case_transcript_errors():
+    """tests/lsp/transcripts/errors.lsp: requests before initialize, malformed JSON, a missing and an invalid
+    Content-Length, an unknown method, didChange of a document never opened, a non-object message, a second
+    initialize, a request after shutdown; the replies must be those of errors.expected.jsonl."""
+    base = os.path.join(HERE, "transcripts", "errors")
+    run = subprocess.run([SYNCLINT, "lsp", "--transcript", base + ".lsp"], capture_output=True, timeout=60)
+    check(run.returncode == 0, "the transcript ends with shutdown and exit: exit code 0")
+    import io
+    got = []
+    for m in read_frames(io.BytesIO(run.stdout)):
+        if isinstance(m.get("result"), dict) and "serverInfo" in m["result"]:
+            m["result"]["serverInfo"]["version"] = "VERSION"
+        got.append(m)
+    with open(base + ".expected.jsonl") as f:
+        expected = [json.loads(line) for line in f]
+    for g, e in zip(got, expected):
+        check(g == e, "reply %s" % json.dumps(e)[:100])
+    check(len(got) == len(expected), "%d replies, %d expected" % (len(got), len(expected)))
+
+
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
 
 if __name__ == "__main__":
