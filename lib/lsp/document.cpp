@@ -85,6 +85,17 @@ void Document::apply(const ContentChange& change) {
     std::size_t end = offset_of(change.range->end);
     if (end < begin) std::swap(begin, end);
     text_.replace(begin, end - begin, change.text);
+    // Line starts: those inside the replaced bytes go, the new text's come in, the later ones shift.
+    const auto first = std::upper_bound(starts_.begin(), starts_.end(), begin);
+    const auto last = std::upper_bound(first, starts_.end(), end);
+    std::vector<std::size_t> added;
+    for (std::size_t i = 0; i < change.text.size(); ++i)
+      if (change.text[i] == '\n') added.push_back(begin + i + 1);
+    const std::ptrdiff_t delta = static_cast<std::ptrdiff_t>(change.text.size()) - static_cast<std::ptrdiff_t>(end - begin);
+    auto tail = starts_.erase(first, last);
+    for (auto it = tail; it != starts_.end(); ++it) *it = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(*it) + delta);
+    starts_.insert(tail, added.begin(), added.end());
+    return;
   }
   index();
 }

@@ -116,8 +116,7 @@ void Server::did_change(const std::string& uri, std::int64_t version, const std:
     throw RequestError(ErrorCode::InvalidParams, "didChange for a document that is not open: " + uri);
   for (const ContentChange& c : changes) it->second.apply(c);
   it->second.set_version(version);
-  const std::string path = path_of(uri);
-  if (!path.empty()) workspace_->set_overlay(path, it->second.text());
+  changed_.insert(uri);  // the workspace gets the text when the analysis starts, once per burst
   dirty_ = true;
 }
 
@@ -182,6 +181,12 @@ void Server::load_costs() {
 
 void Server::analyze(const std::function<bool()>& superseded) {
   if (!workspace_) return;
+  for (const std::string& uri : changed_) {
+    auto it = documents_.find(uri);
+    const std::string path = path_of(uri);
+    if (it != documents_.end() && !path.empty()) workspace_->set_overlay(path, it->second.text());
+  }
+  changed_.clear();
   engine::WorkspaceResult result = workspace_->analyze();
   if (superseded && superseded()) return;  // newer edits are waiting: these results are stale
   load_costs();

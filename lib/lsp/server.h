@@ -78,6 +78,7 @@ class Server {
   Settings settings_;
   std::unique_ptr<engine::Workspace> workspace_;
   std::map<std::string, Document> documents_;  // by uri
+  std::set<std::string> changed_;              // documents edited since the last analysis
   engine::WorkspaceResult result_;             // of the last analysis, costs joined
   std::map<std::string, std::vector<Diagnostic>> published_;  // by uri
   std::map<std::string, std::optional<std::int64_t>> published_versions_;

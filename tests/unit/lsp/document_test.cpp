@@ -20,6 +20,19 @@ TEST(Document, AppliesRangeEditsAcrossLines) {
   EXPECT_EQ(d.line_count(), 3u);
 }
 
+// The line index kept up to date edit by edit agrees with one built from the text afresh.
+TEST(Document, IncrementalLineIndexMatchesAFreshOne) {
+  Document d("a\nbb\n\nccc\nd", 1, PositionEncoding::Utf16);
+  const ContentChange edits[] = {edit(1, 1, 3, 2, "X\nY\nZ"), edit(0, 0, 0, 0, "\n\n"), edit(4, 0, 6, 0, ""),
+                                 edit(2, 1, 2, 1, "q\r\nr"), edit(9, 0, 9, 0, "end\n")};
+  for (const ContentChange& e : edits) {
+    d.apply(e);
+    const Document fresh(d.text(), 1, PositionEncoding::Utf16);
+    ASSERT_EQ(d.line_count(), fresh.line_count()) << d.text();
+    for (std::uint32_t l = 0; l < d.line_count(); ++l) EXPECT_EQ(d.line(l), fresh.line(l));
+  }
+}
+
 TEST(Document, WholeTextReplacement) {
   Document d("x", 1, PositionEncoding::Utf16);
   d.apply(ContentChange{std::nullopt, "y\nz"});
