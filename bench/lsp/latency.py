@@ -4,7 +4,7 @@
 that is one of 300 in the workspace (cross-file context); start-up to first diagnostics on the 300-file
 workspace. Not a test: it prints numbers.
 
-    bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500]
+usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500]
 """
 import argparse
 import os

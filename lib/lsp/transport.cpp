@@ -98,7 +98,9 @@ Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threa
       Incoming in = transport_.read();
       const bool end = in.kind == Incoming::Kind::End;
       {
-        std::lock_guard lock(mutex_);
+        // Bounded: past kMaxQueued the rest waits in the pipe, so a flood of edits cannot grow memory.
+        std::unique_lock lock(mutex_);
+        space_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
         queue_.push_back(std::move(in));
       }
       ready_.notify_one();
@@ -118,6 +120,7 @@ Incoming Inbox::next() {
   ready_.wait(lock, [&] { return !queue_.empty(); });
   Incoming in = std::move(queue_.front());
   queue_.pop_front();
+  space_.notify_one();
   if (in.kind == Incoming::Kind::End) queue_.push_back(Incoming{});  // End stays the answer
   return in;
 }

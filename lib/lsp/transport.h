@@ -61,7 +61,9 @@ class Inbox {
   Transport& transport_;
   bool threaded_;
   std::mutex mutex_;
+  static constexpr std::size_t kMaxQueued = 64;
   std::condition_variable ready_;
+  std::condition_variable space_;
   std::deque<Incoming> queue_;
   std::thread reader_;
 };
