@@ -122,6 +122,7 @@ void Server::did_change(const std::string& uri, std::int64_t version, const std:
 
 void Server::did_close(const std::string& uri) {
   if (documents_.erase(uri) == 0) return;
+  changed_.erase(uri);
   const std::string path = path_of(uri);
   if (!path.empty()) {
     workspace_->clear_overlay(path);
