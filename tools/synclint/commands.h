@@ -13,5 +13,6 @@ enum Exit : int { kExitClean = 0, kExitFindings = 1, kExitError = 2 };
 void add_check_command(CLI::App& app, int& exit_code);        // cmd_check.cpp
 void add_catalog_commands(CLI::App& app, int& exit_code);     // cmd_catalog.cpp: rules, explain, config
 void add_probe_command(CLI::App& app, int& exit_code);        // cmd_probe.cpp: probe [-o] [--trace] -- CMD, probe merge
+void add_lsp_command(CLI::App& app, int& exit_code);          // cmd_lsp.cpp: the language server
 
 }  // namespace synclint::cli

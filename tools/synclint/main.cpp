@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   add_check_command(app, exit_code);
   add_catalog_commands(app, exit_code);
   add_probe_command(app, exit_code);
+  add_lsp_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

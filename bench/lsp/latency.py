@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Latency of `synclint lsp` (docs/performance.md, "Language server"): didChange -> publishDiagnostics on a
+5,000-line training file, 500 single-character edits at a human pace and 500 in a burst; the same on a file
+that is one of 300 in the workspace (cross-file context); start-up to first diagnostics on the 300-file
+workspace. Not a test: it prints numbers.
+
+usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500]
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "lsp"))
+from lsp_client import Client  # noqa: E402
+
+BLOCK = '''
+
+def step_{i}(model, batch, optimizer, scaler, device):
+    """One step of variant {i}."""
+    x, y = batch
+    x = x.to(device, non_blocking=True)
+    y = y.to(device, non_blocking=True)
+    with torch.autocast("cuda"):
+        out = model(x)
+        loss = F.cross_entropy(out, y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.detach()
+
+
+def train_{i}(model, loader, optimizer, scaler, device, log_every=50):
+    total = torch.zeros((), device=device)
+    for it, batch in enumerate(loader):
+        loss = step_{i}(model, batch, optimizer, scaler, device)
+        total += loss
+        if loss.item() > 1e4:
+            raise RuntimeError("diverged")
+    return total
+'''
+
+
+def training_file(lines):
+    text = "import torch\nimport torch.nn.functional as F\n"
+    i = 0
+    while text.count("\n") < lines:
+        text += BLOCK.format(i=i)
+        i += 1
+    return "\n".join(text.split("\n")[:lines]) + "\n"
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def publishes_for(client, path, version, timeout=60):
+    """Waits for the publication covering `version` of `path`; returns when it arrived."""
+    from lsp_client import uri
+    u = uri(path)
+    client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == u
+                and m["params"].get("version", 0) >= version, timeout)
+    return time.perf_counter()
+
+
+def edits(client, path, first_version, count, pace_s):
+    """`count` single-character edits (type a character in a comment, then delete it); returns the
+    latency of each edit to the publication that covers it, in ms."""
+    latencies = []
+    version = first_version
+    sent = {}
+    line = 0
+    for k in range(count):
+        version += 1
+        if k % 2 == 0:
+            client.change(path, version, (line, 0), (line, 0), "#")
+        else:
+            client.change(path, version, (line, 0), (line, 1), "")
+        sent[version] = time.perf_counter()
+        if pace_s:
+            done = publishes_for(client, path, version)
+            latencies.append((done - sent[version]) * 1000)
+            time.sleep(max(0.0, pace_s - (done - sent[version])))
+    if not pace_s:
+        # A burst: each edit's latency is the time to the first publication at or after its version.
+        from lsp_client import uri
+        u = uri(path)
+        pending = sorted(sent)
+        while pending:
+            m = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == u)
+            now = time.perf_counter()
+            v = m["params"].get("version", 0)
+            while pending and pending[0] <= v:
+                latencies.append((now - sent[pending.pop(0)]) * 1000)
+    return latencies, version
+
+
+def cpu_ms(pid):
+    """User + system CPU time of a process so far, in ms (load on the machine does not inflate it)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def measured(client, fn, *args):
+    before = cpu_ms(client.proc.pid)
+    lat, v = fn(*args)
+    return lat, v, (cpu_ms(client.proc.pid) - before) / max(1, len(lat))
+
+
+def report(name, values, cpu):
+    print("| %s | %d | %.1f | %.1f | %.1f | %.1f |" % (name, len(values), statistics.median(values),
+                                                       percentile(values, 95), max(values), cpu))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("synclint", nargs="?", default="build/tools/synclint/synclint")
+    ap.add_argument("--pace-ms", type=float, default=100)
+    ap.add_argument("--edits", type=int, default=500)
+    ap.add_argument("--edits-300", type=int, default=500, help="edits on the 300-file workspace")
+    args = ap.parse_args()
+    synclint = os.path.abspath(args.synclint)
+    print("| case | edits | p50 (ms) | p95 (ms) | max (ms) | server CPU per edit (ms) |\n|---|---:|---:|---:|---:|---:|")
+
+    # 1. One 5,000-line file.
+    d = tempfile.mkdtemp(prefix="synclint-bench-lsp-")
+    big = os.path.join(d, "train.py")
+    with open(big, "w") as f:
+        f.write(training_file(5000))
+    c = Client(synclint, d, timeout=120)
+    c.open(big)
+    publishes_for(c, big, 1)
+    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000)
+    report("5,000-line file, %g ms pace" % args.pace_ms, lat, cpu)
+    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0)
+    report("5,000-line file, burst", lat, cpu)
+    c.close()
+
+    # 2. A workspace of 300 files: a training script calling helpers in 299 modules.
+    d = tempfile.mkdtemp(prefix="synclint-bench-lsp300-")
+    for i in range(299):
+        with open(os.path.join(d, "mod_%d.py" % i), "w") as f:
+            f.write(training_file(150).replace("def step_0", "def helper_%d" % i))
+    with open(os.path.join(d, "train.py"), "w") as f:
+        f.write("import torch\n" + "".join("from mod_%d import helper_%d\n" % (i, i) for i in range(299)))
+        f.write("\n\ndef train(model, loader, opt, scaler, device):\n    for batch in loader:\n")
+        f.write("".join("        helper_%d(model, batch, opt, scaler, device).item()\n" % i for i in range(299)))
+    train = os.path.join(d, "train.py")
+    start = time.perf_counter()
+    c = Client(synclint, d, timeout=120)
+    c.open(train)
+    first = publishes_for(c, train, 1)
+    startup_ms = (first - start) * 1000
+    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000)
+    report("train.py of a 300-file workspace, %g ms pace" % args.pace_ms, lat, cpu)
+    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0)
+    report("train.py of a 300-file workspace, burst", lat, cpu)
+    c.close()
+    print("\nstart-up to first diagnostics, 300-file workspace: %.0f ms" % startup_ms)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+#include "engine/workspace.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <thread>
+#include <variant>
+
+#include "core/catalog.h"
+#include "core/suppressions.h"
+#include "engine/discover.h"
+#include "engine/source.h"
+#include "python/analyzer.h"
+
+namespace synclint::engine {
+namespace fs = std::filesystem;
+
+std::string workspace_key(const fs::path& path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  return (ec ? path : abs).lexically_normal().generic_string();
+}
+
+namespace {
+
+// A source's text as the analysis sees it, or why it cannot be read.
+struct Text {
+  std::string text;
+  std::optional<FileError> error;
+};
+
+// One configuration and the results of its project the last time it was analysed.
+struct Project {
+  std::shared_ptr<const Config> config;
+  std::uint64_t inputs = 0;  // hash of the members' paths and texts at the last analysis
+  std::vector<std::pair<std::string, std::vector<Finding>>> results;
+  std::vector<FileError> errors;
+};
+
+std::uint64_t mix(std::uint64_t seed, std::string_view bytes) {
+  return seed ^ (std::hash<std::string_view>{}(bytes) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+// Suppressions, then configuration (enabled rules, severities), for one file's findings.
+std::vector<Finding> finish(python::FileResult& result, Language lang, const Config& config,
+                            const Catalog& catalog) {
+  Suppressions suppressions = Suppressions::parse(lang, result.path, result.comments);
+  suppressions.apply(result.findings);
+  std::vector<Finding> unused = suppressions.unused(catalog);
+  result.findings.insert(result.findings.end(), std::make_move_iterator(unused.begin()),
+                         std::make_move_iterator(unused.end()));
+  std::vector<Finding> out;
+  for (Finding& f : result.findings) {
+    if (!config.rule_enabled(f.rule_id, result.path)) continue;
+    f.severity = config.severity_for(f.rule_id, f.severity);
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(), finding_less);
+  return out;
+}
+
+}  // namespace
+
+struct Workspace::State {
+  WorkspaceOptions options;
+  std::map<std::string, std::string> overlay;      // open buffers
+  std::map<std::string, Text> disk;                // files read from disk, until told they changed
+  std::optional<std::vector<Candidate>> walked;    // the workspace's files, walked once
+  std::vector<FileError> walk_errors;
+  std::map<std::string, std::shared_ptr<const Config>> config_by_dir;
+  std::map<std::string, std::shared_ptr<const Config>> config_by_file;
+  std::vector<ConfigProblem> config_problems;
+  std::map<const Config*, Project> projects;  // one language per configuration while only Python has a front-end
+
+  unsigned jobs() const {
+    if (options.jobs != 0) return options.jobs;
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : hw;
+  }
+
+  // The closest configuration above `dir`; a file that fails to load is reported and the defaults apply
+  // below it until it is fixed.
+  std::shared_ptr<const Config> config_for(const fs::path& dir) {
+    const std::string key = dir.generic_string();
+    if (auto it = config_by_dir.find(key); it != config_by_dir.end()) return it->second;
+    const Catalog& catalog = Catalog::builtin();
+    Config found;
+    found.root = dir;
+    bool done = false;
+    std::error_code ec;
+    for (fs::path folder = dir; !done; folder = folder.parent_path()) {
+      for (const char* name : {".synclint.toml", "pyproject.toml"}) {
+        const fs::path candidate = folder / name;
+        if (!fs::is_regular_file(candidate, ec)) continue;
+        try {
+          if (auto config = load_config_file(candidate, catalog)) {
+            found = std::move(*config);
+            done = true;
+            break;
+          }
+        } catch (const ConfigError& e) {
+          const std::string file_key = workspace_key(candidate);
+          if (!config_by_file.count(file_key))
+            config_problems.push_back({candidate, e.what()});
+          found.root = folder;
+          found.file = candidate;
+          done = true;
+          break;
+        }
+      }
+      if (folder == folder.root_path() || !folder.has_parent_path() || folder.parent_path() == folder) break;
+    }
+    const std::string file_key = found.file ? workspace_key(*found.file) : "";
+    auto& shared = config_by_file[file_key];
+    if (!shared) shared = std::make_shared<const Config>(std::move(found));
+    config_by_dir.emplace(key, shared);
+    return shared;
+  }
+
+  const Text& text_of(const std::string& key) {
+    auto it = disk.find(key);
+    if (it != disk.end()) return it->second;
+    Text t;
+    auto read = read_source(key, key, options.max_file_bytes);
+    if (auto* s = std::get_if<std::string>(&read))
+      t.text = std::move(*s);
+    else
+      t.error = std::get<FileError>(read);
+    return disk.emplace(key, std::move(t)).first->second;
+  }
+
+  void walk() {
+    walked.emplace();
+    walk_errors.clear();
+    if (options.root.empty()) return;
+    ExcludeFn excluded = [&](const fs::path& path, bool) { return config_for(path.parent_path())->excluded(path); };
+    Discovery d = discover({options.root.string()}, excluded);
+    walked = std::move(d.files);
+    walk_errors = std::move(d.errors);
+  }
+};
+
+Workspace::Workspace(WorkspaceOptions options) : state_(std::make_unique<State>()) {
+  if (!options.root.empty()) options.root = fs::path(workspace_key(options.root));
+  state_->options = std::move(options);
+}
+
+Workspace::~Workspace() = default;
+
+const fs::path& Workspace::root() const { return state_->options.root; }
+
+void Workspace::set_overlay(const fs::path& path, std::string text) { state_->overlay[workspace_key(path)] = std::move(text); }
+
+void Workspace::clear_overlay(const fs::path& path) { state_->overlay.erase(workspace_key(path)); }
+
+void Workspace::file_changed(const fs::path& path) {
+  const std::string key = workspace_key(path);
+  state_->disk.erase(key);
+  std::error_code ec;
+  // A file that appeared or went away changes the walk.
+  const bool known = state_->walked && std::any_of(state_->walked->begin(), state_->walked->end(), [&](const Candidate& c) {
+                       return workspace_key(c.open_path) == key;
+                     });
+  if (known != fs::exists(path, ec)) state_->walked.reset();
+}
+
+void Workspace::reload() {
+  state_->walked.reset();
+  state_->disk.clear();
+  state_->config_by_dir.clear();
+  state_->config_by_file.clear();
+  state_->config_problems.clear();
+  state_->projects.clear();
+}
+
+WorkspaceResult Workspace::analyze() {
+  State& s = *state_;
+  if (!s.walked) s.walk();
+  WorkspaceResult out;
+  out.errors = s.walk_errors;
+
+  // The files: the walked ones and the open buffers (an open file outside the workspace is analysed
+  // with them, under its own configuration).
+  std::map<std::string, Language> files;
+  for (const Candidate& c : *s.walked) files.emplace(workspace_key(c.open_path), c.language);
+  for (const auto& [key, text] : s.overlay) {
+    if (auto lang = language_of(key)) files.emplace(key, *lang);
+  }
+
+  struct Member {
+    std::string key;
+    const std::string* text;
+  };
+  std::map<std::pair<const Config*, Language>, std::vector<Member>> groups;
+  std::map<const Config*, std::shared_ptr<const Config>> configs;
+  for (const auto& [key, lang] : files) {
+    if (!frontend_available(lang)) {
+      out.unsupported.push_back(key);
+      continue;
+    }
+    const std::string* text = nullptr;
+    if (auto it = s.overlay.find(key); it != s.overlay.end()) {
+      text = &it->second;
+    } else {
+      const Text& t = s.text_of(key);
+      if (t.error) {
+        out.errors.push_back(*t.error);
+        continue;
+      }
+      text = &t.text;
+    }
+    auto config = s.config_for(fs::path(key).parent_path());
+    configs[config.get()] = config;
+    groups[{config.get(), lang}].push_back({key, text});
+  }
+  std::map<const Config*, Project> kept;
+  for (auto& [group, members] : groups) {
+    const Config& config = *group.first;
+    std::uint64_t inputs = static_cast<std::uint64_t>(group.second);
+    for (const Member& m : members) inputs = mix(mix(inputs, m.key), *m.text);
+    Project project;
+    if (auto it = s.projects.find(&config); it != s.projects.end() && it->second.inputs == inputs) {
+      project = std::move(it->second);
+    } else {
+      project.config = configs[&config];
+      project.inputs = inputs;
+      Catalog catalog = Catalog::builtin();
+      python::Options analyzer_options;
+      analyzer_options.catalog = &catalog;
+      analyzer_options.hot_functions = default_hot_functions();
+      for (const std::string& f : config.hot_functions.value) analyzer_options.hot_functions.push_back(f);
+      analyzer_options.report_cold = s.options.report_cold;
+      analyzer_options.jobs = s.jobs();
+      std::vector<python::SourceFile> sources;
+      sources.reserve(members.size());
+      for (const Member& m : members) sources.push_back({m.key, *m.text});
+      try {
+        apply_extra_apis(config, catalog);
+        std::vector<python::FileResult> results = python::analyze_project(sources, analyzer_options);
+        for (python::FileResult& r : results) {
+          project.results.emplace_back(r.path, finish(r, group.second, config, catalog));
+          for (FileError& e : r.errors) project.errors.push_back(std::move(e));
+        }
+      } catch (const ConfigError& e) {  // extra-sync-apis naming a rule or kind that does not exist
+        project.results.clear();
+        const std::filesystem::path file = config.file.value_or(config.root);
+        const bool known = std::any_of(s.config_problems.begin(), s.config_problems.end(), [&](const ConfigProblem& p) {
+          return p.file == file && p.message == e.what();
+        });
+        if (!known) s.config_problems.push_back({file, e.what()});
+      } catch (const std::exception& e) {
+        for (const Member& m : members)
+          project.errors.push_back(FileError{m.key, std::string("internal error while analysing: ") + e.what(), true,
+                                             std::nullopt});
+      }
+    }
+    for (const auto& [path, findings] : project.results) out.findings[path] = findings;
+    out.errors.insert(out.errors.end(), project.errors.begin(), project.errors.end());
+    kept[&config] = std::move(project);
+  }
+  s.projects = std::move(kept);
+  out.config_problems = s.config_problems;
+  return out;
+}
+
+}  // namespace synclint::engine

@@ -1,0 +1,73 @@
+// A long-lived view of one workspace folder for the language server: the files on disk (walked once,
+// re-read only when told they changed), an overlay of the editor's open buffers that wins over the disk,
+// the configurations, and the last results of each project, reused while none of its inputs changed.
+// analyze() runs the same front-end, suppressions and configuration steps as `synclint check`.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/finding.h"
+
+namespace synclint::engine {
+
+struct WorkspaceOptions {
+  std::filesystem::path root;           // workspace folder; empty: only the open buffers are analysed
+  bool report_cold = false;             // --all
+  unsigned jobs = 0;                    // 0 -> all cores
+  std::size_t max_file_bytes = 64u << 20;
+};
+
+// A configuration file that could not be read: where, and what is wrong with it.
+struct ConfigProblem {
+  std::filesystem::path file;
+  std::string message;
+};
+
+struct WorkspaceResult {
+  // Findings per file (absolute, lexically normal path, '/' separators), after suppressions and
+  // configuration. Every analysed file has an entry, empty when clean.
+  std::map<std::string, std::vector<Finding>> findings;
+  std::vector<FileError> errors;
+  std::vector<ConfigProblem> config_problems;
+  // Files skipped because this build has no front-end for their language (C++ until it is built).
+  std::vector<std::string> unsupported;
+};
+
+class Workspace {
+ public:
+  explicit Workspace(WorkspaceOptions options);
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  const std::filesystem::path& root() const;
+
+  // The editor's buffer for `path` (absolute), used instead of the file on disk until closed.
+  void set_overlay(const std::filesystem::path& path, std::string text);
+  void clear_overlay(const std::filesystem::path& path);
+  // A file on disk changed, appeared or went away: read it again at the next analysis.
+  void file_changed(const std::filesystem::path& path);
+  // Configuration files changed (or anything that may change which files are walked): walk again.
+  void reload();
+
+  // Analyses every project of the workspace (one per configuration, as `check` groups them) that holds a
+  // source, reusing the results of projects whose sources and configuration did not change.
+  // Never throws for bad input.
+  WorkspaceResult analyze();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The normal form of paths the workspace uses as keys: absolute, lexically normal, '/' separators.
+std::string workspace_key(const std::filesystem::path& path);
+
+}  // namespace synclint::engine

@@ -1,0 +1,139 @@
+#include "lsp/transport.h"
+
+#include <algorithm>
+#include <cctype>
+#include <istream>
+#include <optional>
+#include <ostream>
+
+namespace synclint::lsp {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+Incoming error(std::string what) {
+  Incoming in;
+  in.kind = Incoming::Kind::Error;
+  in.error = std::move(what);
+  return in;
+}
+
+}  // namespace
+
+Incoming Transport::read() {
+  if (ended_) return {};
+  // Headers up to an empty line. Lines end in \r\n (a bare \n is accepted).
+  std::string line;
+  std::optional<std::size_t> length;
+  std::string problem;
+  bool any_header = false;
+  for (;;) {
+    if (!std::getline(in_, line)) {
+      ended_ = true;
+      if (any_header) return error("the input ended inside a message header");
+      return {};
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) {
+      if (!any_header) continue;  // blank lines between messages
+      break;
+    }
+    any_header = true;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      if (problem.empty()) problem = "malformed header line '" + line.substr(0, 80) + "'";
+      continue;
+    }
+    const std::string name = lower(trim(line.substr(0, colon)));
+    const std::string value = trim(line.substr(colon + 1));
+    if (name == "content-length") {
+      std::size_t n = 0;
+      const bool digits = !value.empty() && value.size() <= 12 &&
+                          std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c); });
+      if (digits) n = std::stoull(value);
+      if (!digits || n > kMaxMessageBytes) {
+        if (problem.empty()) problem = "invalid Content-Length '" + value.substr(0, 40) + "'";
+      } else {
+        length = n;
+      }
+    }
+  }
+  if (!problem.empty()) return error(problem);
+  if (!length) return error("missing Content-Length header");
+  std::string body(*length, '\0');
+  in_.read(body.data(), static_cast<std::streamsize>(body.size()));
+  if (static_cast<std::size_t>(in_.gcount()) != body.size()) {
+    ended_ = true;
+    return error("the input ended after " + std::to_string(in_.gcount()) + " of the " + std::to_string(*length) +
+                 " bytes the Content-Length announced");
+  }
+  Incoming in;
+  in.message = nlohmann::json::parse(body, nullptr, false);
+  if (in.message.is_discarded()) return error("the message body is not valid JSON");
+  in.kind = Incoming::Kind::Message;
+  return in;
+}
+
+void Transport::write(const nlohmann::json& message) {
+  const std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::lock_guard lock(write_mutex_);
+  out_ << "Content-Length: " << body.size() << "\r\n\r\n" << body;
+  out_.flush();
+}
+
+Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threaded_(threaded) {
+  if (!threaded_) return;
+  reader_ = std::thread([this] {
+    for (;;) {
+      Incoming in = transport_.read();
+      const bool end = in.kind == Incoming::Kind::End;
+      {
+        // Bounded: past kMaxQueued the rest waits in the pipe, so a flood of edits cannot grow memory.
+        std::unique_lock lock(mutex_);
+        space_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
+        queue_.push_back(std::move(in));
+      }
+      ready_.notify_one();
+      if (end) return;
+    }
+  });
+}
+
+Inbox::~Inbox() {
+  // The reader may be blocked on input that never comes (the client left stdin open after exit).
+  if (reader_.joinable()) reader_.detach();
+}
+
+Incoming Inbox::next() {
+  if (!threaded_) return transport_.read();
+  std::unique_lock lock(mutex_);
+  ready_.wait(lock, [&] { return !queue_.empty(); });
+  Incoming in = std::move(queue_.front());
+  queue_.pop_front();
+  space_.notify_one();
+  if (in.kind == Incoming::Kind::End) queue_.push_back(Incoming{});  // End stays the answer
+  return in;
+}
+
+bool Inbox::any_pending(const std::function<bool(const nlohmann::json&)>& pred) {
+  std::lock_guard lock(mutex_);
+  return std::any_of(queue_.begin(), queue_.end(),
+                     [&](const Incoming& in) { return in.kind == Incoming::Kind::Message && pred(in.message); });
+}
+
+bool Inbox::empty() {
+  std::lock_guard lock(mutex_);
+  return queue_.empty() || queue_.front().kind == Incoming::Kind::End;
+}
+
+}  // namespace synclint::lsp

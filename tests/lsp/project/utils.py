@@ -1,0 +1,2 @@
+def log_loss(loss):
+    return loss.item()
