@@ -56,7 +56,12 @@ class Visitor : public clang::RecursiveASTVisitor<Visitor> {
 
 std::vector<Finding> analyze_translation_unit(clang::ASTContext& context, const AnalysisOptions& options) {
   std::vector<Finding> out;
-  Visitor(context, options, out).TraverseDecl(context.getTranslationUnitDecl());
+  Visitor visitor(context, options, out);
+  // The unit's own declarations only: those from a precompiled header stay unloaded, and system headers
+  // are never walked.
+  const clang::SourceManager& sm = context.getSourceManager();
+  for (clang::Decl* decl : context.getTranslationUnitDecl()->noload_decls())
+    if (!decl->isInvalidDecl() && !sm.isInSystemHeader(decl->getLocation())) visitor.TraverseDecl(decl);
   return out;
 }
 
