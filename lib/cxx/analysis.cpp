@@ -138,7 +138,7 @@ std::vector<Finding> analyze_translation_unit(ASTContext& context, const Analysi
     bool cxx = false;
     for (Language l : rule->languages) cxx = cxx || l == Language::Cxx;
     if (!cxx) continue;
-    callbacks.push_back(std::make_unique<RuleCallback>(entry, RuleContext{*rule, context, device, reporter}));
+    callbacks.push_back(std::make_unique<RuleCallback>(entry, RuleContext{*rule, context, device, reporter, loc}));
     entry.register_matchers(*rule, finder, callbacks.back().get());
   }
   finder.matchAST(context);

@@ -100,10 +100,12 @@ const Expr* DeviceInference::last_value(const VarDecl* v, const Expr* use) {
 }
 
 Dev DeviceInference::var(const VarDecl* v, const Expr* use, bool as_target) {
-  if (!active_.insert(v).second) return Dev::Unknown;
+  // Keyed by the use: `x = x * 2` reads the value x had before the assignment.
+  const void* key = use ? static_cast<const void*>(use) : v;
+  if (!active_.insert(key).second) return Dev::Unknown;
   Dev d = Dev::Unknown;
   if (isa<ParmVarDecl>(v)) d = param(v);
-  else if (const auto* parent = v->getDeclContext(); v->isLocalVarDecl() || parent) {
+  else {
     if (Dev r = range_element(v); r != Dev::Unknown) d = r;
     else if (const Expr* val = last_value(v, use)) {
       if (const auto* ctor = dyn_cast<CXXConstructExpr>(strip(val)); ctor && as_target) {
@@ -116,9 +118,13 @@ Dev DeviceInference::var(const VarDecl* v, const Expr* use, bool as_target) {
     } else if (is_tensor_type(v->getType()) || is_module_type(v->getType())) {
       d = Dev::Host;  // `torch::Tensor t;` / a module built in place without a move
     }
-    if (is_module_type(v->getType())) d = join_operands(d == Dev::Host ? Dev::Host : d, module_moves(v));
   }
-  active_.erase(v);
+  // A module's device is where it was moved (`model->to(device)`), else where it was built (the host).
+  if (is_module_type(v->getType())) {
+    if (index_.moves.count(v)) d = module_moves(v);
+    else if (!isa<ParmVarDecl>(v) && d == Dev::Unknown) d = Dev::Host;
+  }
+  active_.erase(key);
   return d;
 }
 
@@ -329,30 +335,6 @@ Dev DeviceInference::of(const Expr* e) {
   if (isa<CallExpr>(e)) return call(e);
   if (const auto* ctor = dyn_cast<CXXConstructExpr>(e); ctor && ctor->getNumArgs() >= 1) return of(ctor->getArg(0));
   return Dev::Unknown;
-}
-
-bool DeviceInference::pinned(const Expr* e) {
-  e = strip(e);
-  if (const auto* d = dyn_cast_or_null<DeclRefExpr>(e))
-    if (const auto* v = dyn_cast<VarDecl>(d->getDecl()); v && active_.insert(v).second) {
-      const Expr* val = last_value(v, e);
-      bool p = val && pinned(val);
-      active_.erase(v);
-      return p;
-    }
-  std::vector<const Stmt*> todo{e};
-  while (!todo.empty()) {
-    const Stmt* s = todo.back();
-    todo.pop_back();
-    if (!s) continue;
-    if (const auto* m = as_member_call(dyn_cast<Expr>(s))) {
-      std::string n = method_name(m);
-      if ((n == "pinned_memory" && m->getNumArgs() >= 1 && is_true_literal(m->getArg(0))) || n == "pin_memory")
-        return true;
-    }
-    for (const Stmt* c : s->children()) todo.push_back(c);
-  }
-  return false;
 }
 
 }  // namespace synclint::cxx

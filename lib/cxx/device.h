@@ -44,8 +44,8 @@ class DeviceInference {
   Dev of(const clang::Expr* e);
   // The device an argument names: kCUDA, "cuda:0", torch::Device(...), a Device variable, TensorOptions.
   Dev target(const clang::Expr* e);
-  // Whether a tensor expression is host memory allocated pinned (TensorOptions().pinned_memory(true)).
-  bool pinned(const clang::Expr* e);
+  // The value a variable holds at `use`: the last assignment before it in the TU, else its initializer.
+  const clang::Expr* last_value(const clang::VarDecl* v, const clang::Expr* use);
 
  private:
   Dev var(const clang::VarDecl* v, const clang::Expr* use, bool as_target);
@@ -54,7 +54,6 @@ class DeviceInference {
   Dev module_moves(const clang::Decl* d);
   Dev range_element(const clang::VarDecl* v);
   Dev call(const clang::Expr* e);
-  const clang::Expr* last_value(const clang::VarDecl* v, const clang::Expr* use);
 
   clang::ASTContext& context_;
   const TuIndex& index_;

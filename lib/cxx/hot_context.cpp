@@ -16,7 +16,7 @@ using namespace clang;
 
 Position Locator::position(SourceLocation l) const {
   const SourceManager& sm = ctx_.getSourceManager();
-  l = sm.getExpansionLoc(l);
+  l = sm.getFileLoc(l);
   unsigned line = sm.getExpansionLineNumber(l), col = sm.getExpansionColumnNumber(l);
   bool invalid = false;
   const char* data = sm.getCharacterData(l, &invalid);
@@ -33,7 +33,7 @@ Position Locator::position(SourceLocation l) const {
 
 std::string Locator::absolute_path(SourceLocation l) const {
   const SourceManager& sm = ctx_.getSourceManager();
-  FileID id = sm.getFileID(sm.getExpansionLoc(l));
+  FileID id = sm.getFileID(sm.getFileLoc(l));
   auto it = paths_.find(id.getHashValue());
   if (it != paths_.end()) return it->second;
   std::string p;
@@ -53,7 +53,7 @@ SourceRange Locator::range(SourceLocation begin, SourceLocation end_token) const
   std::string abs = absolute_path(begin);
   r.path = display_path_ ? display_path_(abs) : abs;
   r.begin = position(begin);
-  SourceLocation e = Lexer::getLocForEndOfToken(sm.getExpansionRange(end_token).getEnd(), 0, sm, ctx_.getLangOpts());
+  SourceLocation e = Lexer::getLocForEndOfToken(sm.getFileLoc(end_token), 0, sm, ctx_.getLangOpts());
   r.end = e.isValid() ? position(e) : r.begin;
   if (r.end.line < r.begin.line || (r.end.line == r.begin.line && r.end.column < r.begin.column)) r.end = r.begin;
   return r;
@@ -80,7 +80,16 @@ bool is_parameter_loop(const Stmt* loop) {
 }
 
 namespace {
-bool is_loop(const Stmt* s) { return isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(s); }
+// `do { ... } while (0)` (a macro's statement wrapper) runs once: not a loop.
+bool is_loop(const Stmt* s) {
+  if (const auto* d = dyn_cast<DoStmt>(s)) {
+    const Expr* c = d->getCond()->IgnoreParenImpCasts();
+    if (const auto* i = dyn_cast<IntegerLiteral>(c)) return i->getValue() != 0;
+    if (const auto* b = dyn_cast<CXXBoolLiteralExpr>(c)) return b->getValue();
+    return true;
+  }
+  return isa<ForStmt, WhileStmt, CXXForRangeStmt>(s);
+}
 
 // Does `child` run on every iteration of `loop` (body, condition, increment; not the init)?
 bool runs_per_iteration(const Stmt* loop, const Stmt* child) {
@@ -110,15 +119,13 @@ bool is_once_only(const Expr* cond) {
   return (isa<DeclRefExpr>(l) && isa<IntegerLiteral>(r)) || (isa<IntegerLiteral>(l) && isa<DeclRefExpr>(r));
 }
 
-Heat hotter(Heat a, Heat b) { return a > b ? a : b; }
 }  // namespace
 
 HotInfo HotContext::from_callers(const std::vector<const CallExpr*>& calls) {
   HotInfo best;
   for (const CallExpr* c : calls) {
     HotInfo h = of(c);
-    if (h.heat <= best.heat && best.heat != Heat::Cold) continue;
-    if (h.heat == Heat::Cold) continue;
+    if (h.heat == Heat::Cold || (h.heat <= best.heat && best.heat != Heat::Cold)) continue;
     HotInfo out;
     out.heat = h.heat;
     out.multiplied = h.multiplied;
@@ -131,7 +138,7 @@ HotInfo HotContext::from_callers(const std::vector<const CallExpr*>& calls) {
       out.chain.push_back({loc_.range(h.loop), "inside loop at " + loc_.where(h.loop)});
       out.called = msg;
     } else {
-      out.called = msg;
+      out.called = h.called.empty() ? msg : h.called;  // the hop that reaches the loop names it
       out.chain.insert(out.chain.end(), h.chain.begin(), h.chain.end());
     }
     best = std::move(out);
@@ -212,7 +219,6 @@ HotInfo HotContext::of(const Stmt* s) {
     }
   }
   if (h.guard && h.heat == Heat::Hot) h.heat = Heat::Periodic;
-  if (!h.guard && h.heat == Heat::Hot) h.heat = hotter(h.heat, Heat::Hot);
   if (once) h.heat = Heat::Cold;
   return h;
 }

@@ -11,6 +11,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "core/catalog.h"
 #include "cxx/device.h"
+#include "cxx/hot_context.h"
 
 namespace synclint::cxx {
 
@@ -28,6 +29,7 @@ struct RuleContext {
   clang::ASTContext& ast;
   DeviceInference& device;
   Reporter& out;
+  const Locator& loc;
 };
 
 using MatchFinder = clang::ast_matchers::MatchFinder;
