@@ -8,3 +8,5 @@ add_library(synclint_cxx_analysis STATIC
 target_include_directories(synclint_cxx_analysis PUBLIC "${PROJECT_SOURCE_DIR}/lib")
 target_include_directories(synclint_cxx_analysis SYSTEM PUBLIC ${CLANG_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
 target_link_libraries(synclint_cxx_analysis PUBLIC synclint_core clang-cpp LLVM)
+# GCC warns about code inlined from LLVM's headers.
+target_compile_options(synclint_cxx_analysis PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-nonnull>)
