@@ -56,16 +56,24 @@ CommandSource::Database* CommandSource::load(const fs::path& json) {
   db->shown = shown_path(json);
   if (is_blank_file(json)) throw DatabaseError(db->shown + ": empty compilation database (no JSON in it)");
   // Checked here first, for a message with the place of the mistake (and none from the YAML reader).
+  // A relative "directory" is taken relative to the database's folder (so a database can be checked in).
+  std::string text;
   try {
     std::ifstream in(json, std::ios::binary);
-    const nlohmann::json parsed = nlohmann::json::parse(in);
+    nlohmann::json parsed = nlohmann::json::parse(in);
     if (!parsed.is_array()) throw DatabaseError(db->shown + ": malformed compilation database: not a JSON array");
+    for (nlohmann::json& entry : parsed) {
+      if (!entry.is_object() || !entry.contains("directory") || !entry["directory"].is_string()) continue;
+      const fs::path dir(entry["directory"].get<std::string>());
+      if (dir.is_relative()) entry["directory"] = (json.parent_path() / dir).lexically_normal().string();
+    }
+    text = parsed.dump();
   } catch (const nlohmann::json::exception& e) {
     throw DatabaseError(db->shown + ": malformed compilation database: " + e.what());
   }
   std::string error;
-  std::unique_ptr<clang::tooling::JSONCompilationDatabase> loaded = clang::tooling::JSONCompilationDatabase::loadFromFile(
-      json.string(), error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  std::unique_ptr<clang::tooling::JSONCompilationDatabase> loaded = clang::tooling::JSONCompilationDatabase::loadFromBuffer(
+      text, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!loaded) throw DatabaseError(db->shown + ": malformed compilation database: " + error);
   for (const std::string& f : loaded->getAllFiles()) db->files.insert(fs::path(f).lexically_normal());
   if (db->files.empty()) throw DatabaseError(db->shown + ": the compilation database lists no files");

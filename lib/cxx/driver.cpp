@@ -110,9 +110,9 @@ RunResult Driver::run(const std::vector<Unit>& units, const RunOptions& options)
     input.catalog = options.catalog;
     input.report_cold = options.report_cold;
     input.show_warnings = !options_.quiet;
-    input.user_header = [this, root = options.project_root](const fs::path& header) {
+    input.user_header = [this, root = options.project_root, own = unit.open_path.parent_path()](const fs::path& header) {
       if (header_filter_) return std::regex_search(header.string(), *header_filter_);
-      return under(header, root);
+      return under(header, root) || under(header, own);
     };
     inputs[i] = std::move(input);
   }

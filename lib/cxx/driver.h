@@ -29,7 +29,9 @@ struct RunOptions {
   const Catalog* catalog = nullptr;
   bool report_cold = false;
   unsigned jobs = 1;
-  std::filesystem::path project_root;  // headers under it are the user's (absolute, normal)
+  // Headers under it, or under a unit's own folder, are the user's (absolute, normal); --header-filter
+  // replaces both.
+  std::filesystem::path project_root;
 };
 
 struct RunResult {

@@ -129,7 +129,7 @@ CPP
   nolint_forms)
     cat >s.cpp <<'CPP'
 extern "C" int cudaDeviceSynchronize();
-void f() {
+void f() { for (int i = 0; i < 9; ++i) {
   cudaDeviceSynchronize();  // NOLINT(synclint-SYNC007)
   cudaDeviceSynchronize();  // synclint: ignore[SYNC007]
   // NOLINTNEXTLINE(SYNC007)
@@ -141,7 +141,7 @@ void f() {
   cudaDeviceSynchronize();
   const char* s = "// NOLINT(SYNC007)"; cudaDeviceSynchronize();
   int x = 0;  // NOLINT(SYNC001)
-}
+} }
 CPP
     run check s.cpp --; expect_rc 1
     expect_out "s.cpp:11:3"; expect_out "s.cpp:12:41"; expect_out "s.cpp:13:15: warning: unused suppression for SYNC001"
