@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 #include "core/catalog.h"
 #include "cxx/ast_util.h"
@@ -56,6 +57,16 @@ class UserFiles {
   std::vector<FileID> files_;
 };
 
+// A template's pattern is judged through its instantiations (where types and devices are known) when it has any.
+bool judged_in_instantiations(const FunctionDecl* fn) {
+  if (!fn->isDependentContext()) return false;
+  if (const FunctionTemplateDecl* t = fn->getDescribedFunctionTemplate()) return !t->specializations().empty();
+  for (const DeclContext* dc = fn->getDeclContext(); dc; dc = dc->getParent())
+    if (const auto* r = dyn_cast<CXXRecordDecl>(dc))
+      if (const ClassTemplateDecl* t = r->getDescribedClassTemplate()) return !t->specializations().empty();
+  return false;
+}
+
 class FindingReporter : public Reporter {
  public:
   FindingReporter(ASTContext& ctx, const Locator& loc, HotContext& hot, UserFiles& user, const AnalysisOptions& opt)
@@ -64,9 +75,11 @@ class FindingReporter : public Reporter {
   void report(const Rule& rule, const Stmt* at, Confidence confidence, std::string_view what,
               std::string_view fix) override {
     if (!at || !user_.owns(at->getBeginLoc())) return;
-    if (!seen_.emplace(at, rule.id).second) return;
+    // By place, not node: a template's pattern and each of its instantiations share the source.
+    SourceLocation place = ctx_.getSourceManager().getFileLoc(at->getBeginLoc());
+    if (!seen_.emplace(place.getRawEncoding(), rule.id).second) return;
     const FunctionDecl* fn = enclosing_function(ctx_, at);
-    if (fn && fn->isInvalidDecl()) return;
+    if (fn && (fn->isInvalidDecl() || judged_in_instantiations(fn))) return;
     if (confidence == Confidence::Low && !cuda_) return;
     HotInfo h = hot_.of(at);
     if (h.heat == Heat::Cold && !opt_.report_cold) return;
@@ -97,7 +110,7 @@ class FindingReporter : public Reporter {
   UserFiles& user_;
   const AnalysisOptions& opt_;
   bool cuda_ = true;
-  std::set<std::pair<const Stmt*, std::string>> seen_;
+  std::set<std::pair<unsigned, std::string>> seen_;
 };
 
 class RuleCallback : public MatchFinder::MatchCallback {

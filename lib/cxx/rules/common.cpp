@@ -64,21 +64,19 @@ bool is_catalog_method(const RuleContext& c, const Site& s) {
 
 Dev subject_device(RuleContext& c, const Site& s) {
   if (s.member) return c.device.of(s.object);
-  Dev d = Dev::Unknown;
   for (const Expr* a : s.call->arguments())
     if (is_tensor_type(a->getType()) || is_module_type(a->getType())) return c.device.of(a);
-  return d;
+  return Dev::Unknown;
 }
 
-bool check_declared_api(const RuleContext& c, const Site& s, std::span<const std::string_view> builtin) {
+bool check_declared_api(RuleContext& c, const Site& s, std::span<const std::string_view> builtin) {
   std::string_view name = s.member ? std::string_view(s.method) : std::string_view(s.function);
   for (std::string_view b : builtin)
     if (names_match(name, b) || name == b) return false;
   if (!(s.member ? is_catalog_method(c, s) : is_catalog_function(c, s))) return false;
-  RuleContext& mc = const_cast<RuleContext&>(c);
-  Dev d = subject_device(mc, s);
+  Dev d = subject_device(c, s);
   if (d == Dev::Host) return true;
-  mc.out.report(c.rule, s.call, confidence_of(d == Dev::Unknown ? Dev::Cuda : d),
+  c.out.report(c.rule, s.call, confidence_of(d == Dev::Unknown ? Dev::Cuda : d),
                 "calls an API declared to synchronize with the GPU",
                 "Move the call out of the per-step path or run it once per logging interval.");
   return true;

@@ -69,7 +69,7 @@ bool is_catalog_function(const RuleContext& c, const Site& s);
 bool is_catalog_method(const RuleContext& c, const Site& s);
 // A user-declared API (extra-sync-apis) that no rule knows by name: a finding unless its subject is
 // known host data.
-bool check_declared_api(const RuleContext& c, const Site& s, std::span<const std::string_view> builtin);
+bool check_declared_api(RuleContext& c, const Site& s, std::span<const std::string_view> builtin);
 // The device of the value an API acts on: the receiver of a method, else the first tensor argument.
 Dev subject_device(RuleContext& c, const Site& s);
 

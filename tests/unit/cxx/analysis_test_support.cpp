@@ -10,7 +10,7 @@
 
 namespace synclint::cxx::test {
 
-std::vector<Finding> analyze(const std::string& code, bool report_cold) {
+std::vector<Finding> analyze(const std::string& code, bool report_cold, const Catalog* catalog) {
   std::ifstream in(std::string(SYNCLINT_SOURCE_DIR) + "/tests/unit/cxx/mock_torch.h");
   std::stringstream mock;
   mock << in.rdbuf();
@@ -20,7 +20,7 @@ std::vector<Finding> analyze(const std::string& code, bool report_cold) {
       {{"/mock/torch.h", mock.str()}});
   if (!ast) return {};
   AnalysisOptions o;
-  o.catalog = &Catalog::builtin();
+  o.catalog = catalog ? catalog : &Catalog::builtin();
   o.report_cold = report_cold;
   o.is_user_file = [](const std::string& p) { return p == "/work/train.cpp"; };
   o.display_path = [](const std::string& p) { return p.substr(p.rfind('/') + 1); };

@@ -124,5 +124,18 @@ TEST(CxxRules, Sync012UnsynchronizedTiming) {
   EXPECT_EQ(count(host_only, "SYNC012"), 0u);
 }
 
+TEST(CxxRules, DeclaredApisFromConfiguration) {
+  Catalog catalog = Catalog::builtin();
+  catalog.add_api("SYNC001", Language::Cxx, "functions", "mylib::to_float");
+  std::string head = "#include \"torch.h\"\nnamespace mylib { float to_float(const torch::Tensor&); }\n";
+  std::string gpu = head + "void f(int n) { auto x = torch::zeros(1).cuda(); for (int i = 0; i < n; ++i) mylib::to_float(x); }\n";
+  std::string host = head + "void f(int n) { auto x = torch::zeros(1); for (int i = 0; i < n; ++i) mylib::to_float(x); }\n";
+  auto f = of_rule(analyze(gpu, false, &catalog), "SYNC001");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("declared to synchronize"), std::string::npos) << f[0].message;
+  EXPECT_TRUE(of_rule(analyze(host, false, &catalog), "SYNC001").empty());
+  EXPECT_TRUE(of_rule(analyze(gpu), "SYNC001").empty());  // not declared: not an API
+}
+
 }  // namespace
 }  // namespace synclint::cxx::test
