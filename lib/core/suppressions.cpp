@@ -1,6 +1,7 @@
 #include "core/suppressions.h"
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <optional>
 #include <string_view>
@@ -63,6 +64,8 @@ struct Directive {
   bool has_list = false;  // codes were given (possibly none of them ours)
   bool file_level = false;
   bool next_line = false;
+  bool begin = false;  // NOLINTBEGIN: up to the matching NOLINTEND
+  bool end = false;    // NOLINTEND
 };
 
 // `synclint: ignore[...]` and `synclint: ignore-file[...]`, both languages.
@@ -121,11 +124,20 @@ std::vector<Directive> nolint_directives(std::string_view text) {
     if (text.substr(after, 8) == "NEXTLINE") {
       d.next_line = true;
       after += 8;
+    } else if (text.substr(after, 5) == "BEGIN") {
+      d.begin = true;
+      after += 5;
+    } else if (text.substr(after, 3) == "END") {
+      d.end = true;
+      after += 3;
     }
-    if (after < text.size() && id_char(text[after])) continue;  // NOLINTBEGIN and other words
+    if (after < text.size() && id_char(text[after])) continue;  // other words
     if (auto list = bracketed(text, after, '(', ')')) {
       d.has_list = true;
       d.ids = split_ids(*list);
+      // clang-tidy names checks `synclint-SYNC001` (the tool's prefix, then the rule).
+      for (std::string& id : d.ids)
+        if (id.size() > 9 && iequals(std::string_view(id).substr(0, 9), "synclint-")) id.erase(0, 9);
     }
     out.push_back(std::move(d));
   }
@@ -154,8 +166,18 @@ bool names_unused_suppression_rule(const Suppression& s) {
 Suppressions Suppressions::parse(Language lang, const std::string& path, const std::vector<Comment>& comments) {
   Suppressions result;
   result.path_ = path;
+  std::vector<std::size_t> open_ranges;  // NOLINTBEGIN without its NOLINTEND yet
   for (const Comment& comment : comments) {
     const auto add = [&](const Directive& d, bool report_unused) {
+      if (d.end) {
+        // Closes the last open NOLINTBEGIN (an unmatched NOLINTEND is ignored).
+        if (!open_ranges.empty()) {
+          result.items_[open_ranges.back()].last_line = comment.begin.line;
+          open_ranges.pop_back();
+        }
+        return;
+      }
+      if (d.begin) open_ranges.push_back(result.items_.size());
       Suppression s;
       s.file_level = d.file_level;
       s.line = d.file_level ? 0 : comment.begin.line + (d.next_line ? 1 : 0);
@@ -165,6 +187,7 @@ Suppressions Suppressions::parse(Language lang, const std::string& path, const s
       s.ids = d.ids;
       s.id_used.assign(s.ids.size(), false);
       s.report_unused = report_unused;
+      s.last_line = d.begin ? std::numeric_limits<std::uint32_t>::max() : s.line;
       result.items_.push_back(std::move(s));
     };
     for (const Directive& d : synclint_directives(comment.text)) add(d, true);
@@ -189,7 +212,7 @@ void Suppressions::apply(std::vector<Finding>& findings) {
     if (s.file_level) return true;
     const std::uint32_t last = f.range.end.line > f.range.begin.line && f.range.end.column > 1 ? f.range.end.line
                                                                                               : f.range.begin.line;
-    return s.line >= f.range.begin.line && s.line <= last;
+    return s.line <= last && s.last_line >= f.range.begin.line;
   };
   std::erase_if(findings, [&](const Finding& f) {
     if (f.range.path != path_) return false;

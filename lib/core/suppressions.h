@@ -19,11 +19,13 @@ struct Comment {
 
 // Recognised forms, Python: `# synclint: ignore[SYNC001, SYNC005]`, `# synclint: ignore` (all rules on
 // that line), `# noqa: SYNC001`, `# noqa` (bare, all rules), file-level `# synclint: ignore-file` and
-// `# synclint: ignore-file[SYNC001]`. C++: `// NOLINT(SYNC001)`, `// NOLINTNEXTLINE(SYNC001)`,
+// `# synclint: ignore-file[SYNC001]`. C++: `// NOLINT(SYNC001)`, `// NOLINT(synclint-SYNC001)`,
+// `// NOLINTNEXTLINE(SYNC001)`, `// NOLINTBEGIN(SYNC001)` ... `// NOLINTEND(SYNC001)`,
 // `// synclint: ignore[...]`. Ids may be rule names too. Codes in `# noqa` that are not synclint codes
 // (E501, ...) are ignored and never reported as unused.
 struct Suppression {
   std::uint32_t line = 0;  // line the suppression applies to (0 for file level)
+  std::uint32_t last_line = 0;  // last line it applies to: `line`, or a NOLINTEND's line for NOLINTBEGIN
   Position where;          // where the comment is (for reporting unused ones)
   std::vector<std::string> ids;  // empty: all synclint rules
   bool file_level = false;

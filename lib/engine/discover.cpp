@@ -19,12 +19,12 @@ namespace fs = std::filesystem;
 std::optional<Language> language_of(const fs::path& path) {
   const std::string ext = path.extension().string();
   if (ext == ".py") return Language::Python;
-  static constexpr std::array<std::string_view, 6> kCxx = {".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh"};
+  static constexpr std::array<std::string_view, 7> kCxx = {".cpp", ".cc", ".cxx", ".cu", ".h", ".hpp", ".hh"};
   if (std::find(kCxx.begin(), kCxx.end(), ext) != kCxx.end()) return Language::Cxx;
   return std::nullopt;
 }
 
-bool frontend_available(Language lang) { return lang == Language::Python; }
+bool frontend_available(Language lang) { return lang == Language::Python || (SYNCLINT_HAVE_CXX && lang == Language::Cxx); }
 
 bool is_skipped_dir_name(std::string_view name) {
   static constexpr std::array<std::string_view, 20> kSkipped = {

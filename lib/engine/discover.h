@@ -13,9 +13,9 @@
 
 namespace synclint::engine {
 
-// The front-end that handles a file, by extension (.py -> Python; .cpp/.cc/.cxx/.h/.hpp/.hh -> C++).
+// The front-end that handles a file, by extension (.py -> Python; .cpp/.cc/.cxx/.cu/.h/.hpp/.hh -> C++).
 std::optional<Language> language_of(const std::filesystem::path& path);
-// Whether this build has a front-end for `lang` (Python only, for now).
+// Whether this build has a front-end for `lang` (C++ where Clang 19 was found at configure time).
 bool frontend_available(Language lang);
 
 // Folder names never entered while walking (named folders are always entered).

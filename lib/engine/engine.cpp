@@ -14,6 +14,8 @@
 #include "core/ranking.h"
 #include "core/suggest.h"
 #include "core/suppressions.h"
+#include "core/file_result.h"
+#include "engine/cxx_frontend.h"
 #include "engine/discover.h"
 #include "engine/source.h"
 #include "python/analyzer.h"
@@ -109,21 +111,28 @@ struct ReadFile {
   std::string text;
 };
 
-// Front-end dispatch: one call per project and language.
-std::vector<python::FileResult> analyze(Language lang, const std::vector<python::SourceFile>& files,
-                                        const python::Options& options) {
-  if (lang == Language::Python) return python::analyze_project(files, options);
-  return {};
+std::vector<FileResult> analyze_python(const std::vector<python::SourceFile>& files, const python::Options& options) {
+  std::vector<python::FileResult> results = python::analyze_project(files, options);
+  std::vector<FileResult> out(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    out[i].path = std::move(results[i].path);
+    out[i].findings = std::move(results[i].findings);
+    out[i].comments = std::move(results[i].comments);
+    out[i].errors = std::move(results[i].errors);
+  }
+  return out;
 }
 
 // Suppressions, then configuration (enabled rules, severities), for one file's findings.
-void finish_file(python::FileResult& result, const fs::path& open_path, const Config& config,
+void finish_file(Language lang, FileResult& result, const fs::path& open_path, const Config& config,
                  const Catalog& catalog, Report& report) {
-  Suppressions suppressions = Suppressions::parse(Language::Python, result.path, result.comments);
+  Suppressions suppressions = Suppressions::parse(lang, result.path, result.comments);
   suppressions.apply(result.findings);
-  std::vector<Finding> unused = suppressions.unused(catalog);
-  result.findings.insert(result.findings.end(), std::make_move_iterator(unused.begin()),
-                         std::make_move_iterator(unused.end()));
+  if (result.report_unused_suppressions) {
+    std::vector<Finding> unused = suppressions.unused(catalog);
+    result.findings.insert(result.findings.end(), std::make_move_iterator(unused.begin()),
+                           std::make_move_iterator(unused.end()));
+  }
   for (Finding& f : result.findings) {
     if (!config.rule_enabled(f.rule_id, open_path)) continue;
     f.severity = config.severity_for(f.rule_id, f.severity);
@@ -152,6 +161,17 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
     return configs.for_dir(path.parent_path())->excluded(path);
   };
   Discovery discovery = discover(options.paths, excluded);
+
+  // C++ files met while walking are checked only where a compilation database lists them (headers only
+  // through the units that include them); named ones always.
+  std::optional<CxxFrontend> cxx;
+  if (std::any_of(discovery.files.begin(), discovery.files.end(),
+                  [](const Candidate& c) { return c.language == Language::Cxx && frontend_available(c.language); })) {
+    cxx.emplace(options.cxx);
+    std::erase_if(discovery.files, [&](const Candidate& c) {
+      return c.language == Language::Cxx && !c.named && !cxx->takes_walked(absolute_normal(c.open_path));
+    });
+  }
 
   Report report;
   report.errors = std::move(discovery.errors);
@@ -212,9 +232,18 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
       sources.push_back({files[i].candidate->path, std::move(files[i].text)});
       files[i].text = {};
     }
-    std::vector<python::FileResult> results;
+    std::vector<FileResult> results;
+    std::vector<FileResult> headers;
     try {
-      results = analyze(key.second, sources, analyzer_options);
+      if (key.second == Language::Python) {
+        results = analyze_python(sources, analyzer_options);
+      } else {
+        std::vector<CxxUnit> units;
+        for (std::size_t i : members) units.push_back({files[i].candidate->path, absolute_normal(files[i].candidate->open_path)});
+        CxxProjectResult cxx_result = cxx->analyze(units, catalog, options.report_cold, jobs, absolute_normal(config.root));
+        results = std::move(cxx_result.units);
+        headers = std::move(cxx_result.headers);
+      }
     } catch (const std::exception& e) {
       // A front-end failure (out of memory, an internal error) loses this project, not the run.
       for (const python::SourceFile& f : sources)
@@ -223,10 +252,11 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
     }
     sources.clear();
     for (std::size_t k = 0; k < results.size() && k < members.size(); ++k) {
-      finish_file(results[k], files[members[k]].candidate->open_path, config, catalog, report);
+      finish_file(key.second, results[k], files[members[k]].candidate->open_path, config, catalog, report);
       report.checked_paths.push_back(files[members[k]].candidate->path);
       ++report.files_checked;
     }
+    for (FileResult& header : headers) finish_file(key.second, header, header.path, config, catalog, report);
     done += members.size();
     if (progress) progress(done, total);
   }

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -53,6 +54,13 @@ struct CheckArgs {
   std::vector<std::string> select;
   std::vector<std::string> ignore;
   bool no_progress = false;
+  // C++: compile flags, as clang-tidy takes them.
+  std::string build_path;
+  std::vector<std::string> extra_args;
+  std::vector<std::string> extra_args_before;
+  std::string header_filter;
+  bool quiet = false;
+  std::optional<std::vector<std::string>> fixed_args;  // after `--`
 };
 
 emit::Format parse_format_or_throw(const std::string& name) {
@@ -187,6 +195,12 @@ int run(const CheckArgs& args) {
   options.path_mappings = parse_path_maps(args.path_maps);
   if (!args.select.empty()) options.select = args.select;
   options.ignore = args.ignore;
+  if (!args.build_path.empty()) options.cxx.build_path = args.build_path;
+  options.cxx.fixed_args = args.fixed_args;
+  options.cxx.extra_args = args.extra_args;
+  options.cxx.extra_args_before = args.extra_args_before;
+  if (!args.header_filter.empty()) options.cxx.header_filter = args.header_filter;
+  options.cxx.quiet = args.quiet;
 
   emit::Options emit_options;
   emit_options.color = use_color(args.color, to_stdout);
@@ -229,9 +243,13 @@ int run(const CheckArgs& args) {
 
 }  // namespace
 
-void add_check_command(CLI::App& app, int& exit_code) {
+void add_check_command(CLI::App& app, int& exit_code, std::optional<std::vector<std::string>> compile_flags) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* cmd = app.add_subcommand("check", "Check Python files for host-device synchronizations in hot code");
+  args->fixed_args = std::move(compile_flags);
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Check Python and C++ (LibTorch) files for host-device synchronizations in hot code\n"
+               "C++ flags come from compile_commands.json (-p BUILD_DIR, or found above each file or in its "
+               "build/), or follow `--` for every file: synclint check train.cpp -- -std=c++17 -I...");
   cmd->add_option("paths", args->paths, "Files or folders to check (folders recursively; default: .)")
       ->type_name("PATH");
   cmd->add_option("--format", args->format, "Output format: text, json, sarif, github, junit")
@@ -269,6 +287,20 @@ void add_check_command(CLI::App& app, int& exit_code) {
       ->allow_extra_args(false)
       ->delimiter(',');
   cmd->add_flag("--no-progress", args->no_progress, "Never show the progress line on stderr");
+  cmd->add_option("-p,--build-path", args->build_path, "C++: the folder holding compile_commands.json")
+      ->type_name("BUILD_DIR");
+  cmd->add_option("--extra-arg", args->extra_args, "C++: add this flag to every compile command (repeatable)")
+      ->type_name("FLAG")
+      ->allow_extra_args(false);
+  cmd->add_option("--extra-arg-before", args->extra_args_before,
+                  "C++: put this flag first in every compile command (repeatable)")
+      ->type_name("FLAG")
+      ->allow_extra_args(false);
+  cmd->add_option("--header-filter", args->header_filter,
+                  "C++: also report in headers whose path matches this regular expression (default: headers "
+                  "under the project root; never system headers)")
+      ->type_name("REGEX");
+  cmd->add_flag("--quiet", args->quiet, "C++: do not show compiler warnings");
   cmd->callback([args, &exit_code] {
     try {
       exit_code = run(*args);

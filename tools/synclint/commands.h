@@ -3,6 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace synclint::cli {
 
@@ -10,7 +13,8 @@ namespace synclint::cli {
 enum Exit : int { kExitClean = 0, kExitFindings = 1, kExitError = 2 };
 
 // Each add_* registers a subcommand whose callback stores its exit code in `exit_code`.
-void add_check_command(CLI::App& app, int& exit_code);        // cmd_check.cpp
+// cmd_check.cpp; `compile_flags`: what followed `--` after `check` (C++ flags for every file).
+void add_check_command(CLI::App& app, int& exit_code, std::optional<std::vector<std::string>> compile_flags);
 void add_catalog_commands(CLI::App& app, int& exit_code);     // cmd_catalog.cpp: rules, explain, config
 void add_probe_command(CLI::App& app, int& exit_code);        // cmd_probe.cpp: probe [-o] [--trace] -- CMD, probe merge
 void add_lsp_command(CLI::App& app, int& exit_code);          // cmd_lsp.cpp: the language server

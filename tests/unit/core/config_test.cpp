@@ -124,9 +124,6 @@ TEST_F(ConfigTest, BadValuesNameTheKey) {
        "'builtin' is not a python API kind (methods, functions, builtins) (did you mean 'builtins'?)"},
       {"extra-sync-apis = [{ rule = \"SYNC002\", name = \"f\", language = \"cpp\" }]",
        "SYNC002 (tensor-tolist) does not apply to cpp"},
-      // No front-end checks C++ yet, so no rule applies to it.
-      {"extra-sync-apis = [{ rule = \"SYNC007\", name = \"my::sync\", language = \"cpp\" }]",
-       "SYNC007 (explicit-synchronize) does not apply to cpp"},
       {"extra-sync-apis = [{ name = \"f\" }]", "key 'extra-sync-apis[0].rule': missing"},
       {"select = [", "invalid TOML"},
       {"[tool.synclint]\nselect = [\"SYNC\"]", "key 'tool': a .synclint.toml takes its keys at the top level"},
@@ -136,6 +133,9 @@ TEST_F(ConfigTest, BadValuesNameTheKey) {
   }
   EXPECT_EQ(error_of(".synclint.toml", "select = [\"SYNC\", \"SYNC0\", \"sync01\"]\n"), "(no error)")
       << "prefixes and lower case are accepted";
+  // The C++ front-end checks SYNC007, so a user's C++ synchronize helper is accepted.
+  EXPECT_EQ(error_of(".synclint.toml", "extra-sync-apis = [{ rule = \"SYNC007\", name = \"my::sync\", language = \"cpp\" }]\n"),
+            "(no error)");
 }
 
 TEST_F(ConfigTest, ClosestParentWinsAndSynclintTomlBeatsPyproject) {

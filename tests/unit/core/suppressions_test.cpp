@@ -176,9 +176,9 @@ TEST(Suppressions, ParsedFields) {
 }
 
 TEST(Suppressions, EdgeForms) {
-  // `# noqa:` with no codes is a bare noqa (flake8 reads it so); NOLINTBEGIN is not NOLINT.
+  // `# noqa:` with no codes is a bare noqa (flake8 reads it so); other words after NOLINT are not NOLINT.
   EXPECT_FALSE(Suppressions::parse(Language::Python, kPath, {comment(1, "# noqa:")}).all().at(0).report_unused);
-  EXPECT_THAT(Suppressions::parse(Language::Cxx, kPath, {comment(1, "// NOLINTBEGIN(SYNC001)")}).all(), IsEmpty());
+  EXPECT_THAT(Suppressions::parse(Language::Cxx, kPath, {comment(1, "// NOLINTLATER(SYNC001)")}).all(), IsEmpty());
   // An unclosed list still names its ids; the word after `synclint:` must be a directive.
   EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, "# synclint: ignore[SYNC001")}).all().at(0).ids,
               ElementsAre("SYNC001"));
@@ -199,6 +199,24 @@ TEST(Suppressions, HugeCommentsDoNotBreakParsing) {
   EXPECT_EQ(s.all()[0].ids.size(), 200000u);
   const std::string noqa = "# noqa: " + std::string(1 << 20, 'E');
   EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, noqa)}).all(), IsEmpty());
+}
+
+TEST(Suppressions, NolintBeginEndCoversTheLinesBetween) {
+  Suppressions s = Suppressions::parse(Language::Cxx, kPath,
+                                       {comment(3, "// NOLINTBEGIN(synclint-SYNC001)"), comment(6, "// NOLINTEND(synclint-SYNC001)")});
+  ASSERT_EQ(s.all().size(), 1u);
+  EXPECT_THAT(s.all()[0].ids, ElementsAre("SYNC001"));
+  std::vector<Finding> findings = {finding("SYNC001", 2), finding("SYNC001", 4), finding("SYNC001", 5),
+                                   finding("SYNC001", 7)};
+  s.apply(findings);
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].range.begin.line, 2u);
+  EXPECT_EQ(findings[1].range.begin.line, 7u);
+  // Unclosed: to the end of the file.
+  Suppressions open = Suppressions::parse(Language::Cxx, kPath, {comment(3, "// NOLINTBEGIN")});
+  std::vector<Finding> later = {finding("SYNC007", 900)};
+  open.apply(later);
+  EXPECT_THAT(later, IsEmpty());
 }
 
 }  // namespace
