@@ -194,7 +194,7 @@ WorkspaceResult Workspace::analyze() {
   std::map<std::pair<const Config*, Language>, std::vector<Member>> groups;
   std::map<const Config*, std::shared_ptr<const Config>> configs;
   for (const auto& [key, lang] : files) {
-    if (!frontend_available(lang)) {
+    if (lang != Language::Python) {  // C++ needs whole translation units and their flags: `synclint check`
       out.unsupported.push_back(key);
       continue;
     }

@@ -99,10 +99,10 @@ std::string Server::path_of(const std::string& uri) const {
 void Server::did_open(const std::string& uri, std::int64_t version, std::string text) {
   const std::string path = path_of(uri);
   if (path.empty()) return;  // untitled: buffers and other schemes are not analysed
-  if (auto lang = engine::language_of(path); lang && !engine::frontend_available(*lang) && !cxx_logged_) {
+  if (auto lang = engine::language_of(path); lang && *lang != Language::Python && !cxx_logged_) {
     cxx_logged_ = true;
     callbacks_.log(3, "synclint: " + std::string(to_string(*lang)) +
-                          " files are not analysed by this build (no front-end for them); " + path +
+                          " files are not analysed by the language server (use `synclint check`); " + path +
                           " and others like it get no diagnostics");
   }
   workspace_->set_overlay(path, text);
@@ -202,7 +202,7 @@ void Server::analyze(const std::function<bool()>& superseded) {
   }
   if (!result.unsupported.empty() && !cxx_logged_) {
     cxx_logged_ = true;
-    callbacks_.log(3, "synclint: C++ files are not analysed by this build (no C++ front-end); " +
+    callbacks_.log(3, "synclint: C++ files are not analysed by the language server (use `synclint check`); " +
                           std::to_string(result.unsupported.size()) + " in the workspace get no diagnostics");
   }
   result_ = std::move(result);
