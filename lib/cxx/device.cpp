@@ -273,6 +273,9 @@ Dev DeviceInference::call(const Expr* e) {
     }
     if (is_module_type(obj->getType())) return of(obj);  // model->forward(x), model->parameters()
     if (obj && is_tensor_type(obj->getType())) return of(obj);
+    // A container's accessor returning a held tensor (an OrderedDict item's value(), from named_parameters()).
+    if (obj && is_tensor_type(m->getType()))
+      if (Dev held = of(obj); held != Dev::Unknown) return held;
     // A method of the user's own class returning a tensor.
     if (const CXXMethodDecl* md = m->getMethodDecl()) return returns(md);
     return Dev::Unknown;
