@@ -98,6 +98,30 @@ case "$case_name" in
     write_clean train.py; run check --format json -o report.json train.py; expect_rc 0
     ! grep -qF '"SYNC001"' report.json || fail "report.json was not replaced"
     ;;
+  output_special)
+    # Only a regular file is replaced (atomically, keeping its mode, through a symbolic link); a device, a
+    # FIFO or a pipe is written in place.
+    write_train train.py
+    echo old >private.json; chmod 600 private.json
+    run check --format json -o private.json train.py; expect_rc 1
+    [[ $(stat -c %a private.json) == 600 ]] || fail "-o changed the mode of a 0600 file"
+    echo old >target.json; ln -s target.json link.json
+    run check --format json -o link.json train.py; expect_rc 1
+    [[ -L link.json ]] || fail "-o replaced the symbolic link"; grep -qF '"SYNC001"' target.json || fail "the link's target was not written"
+    ln -s /dev/null devnull
+    run check --format json -o devnull train.py; expect_rc 1; [[ -c /dev/null ]] || fail "/dev/null is no longer a device"
+    "$SYNCLINT" check --format json -o /dev/stdout train.py >piped.json 2>err; expect_json piped.json
+    mkfifo fifo.json; (cat fifo.json >from_fifo.json) & reader=$!
+    run check --format json -o fifo.json train.py; expect_rc 1; wait $reader
+    [[ -p fifo.json ]] || fail "the FIFO was replaced"; grep -qF '"SYNC001"' from_fifo.json || fail "nothing came through the FIFO"
+    "$SYNCLINT" check --format json -o >(cat >substituted.json) train.py 2>err; sleep 0.5
+    grep -qF '"SYNC001"' substituted.json || fail "-o >(cmd) did not write to the process"
+    for s in "$SRC"/runtime_probe/testdata/python-smoke.stream.json; do
+      run probe analyze -o /dev/null "$s"; expect_rc 0; [[ -c /dev/null ]] || fail "probe analyze -o replaced /dev/null"
+      echo old >report.json; chmod 640 report.json; run probe analyze -o report.json "$s"; expect_rc 0
+      [[ $(stat -c %a report.json) == 640 ]] || fail "probe analyze -o changed the mode"; expect_json report.json
+    done
+    ;;
   output_unwritable)
     write_train train.py; run check -o missing-dir/report.txt train.py; expect_rc 2
     expect_err "synclint: error: cannot write missing-dir/report.txt"
