@@ -227,9 +227,10 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     FileModel& fm = p.files[i];
     const std::string& text = files[i].text;
     fm.src = std::make_unique<SourceText>(fm.path, text);
-    fm.tree = parsers[t]->parse(text);
+    std::string parse_error;
+    fm.tree = parsers[t]->parse(text, &parse_error);
     if (!fm.tree) {
-      fm.errors.push_back(FileError{fm.path, "could not parse the file", true, std::nullopt});
+      fm.errors.push_back(FileError{fm.path, parse_error, true, std::nullopt});
       fm.tree = parsers[t]->parse("");
     }
     index_file(fm, locals[i], static_cast<int>(i));

@@ -17,6 +17,9 @@
 #include <mimalloc.h>
 #endif
 #include <mutex>
+#include <string>
+#include <cstdio>
+#include <ctime>
 #include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -199,6 +202,8 @@ static_assert(same_flag(SyntaxTree::Named, SYNCLINT_NAMED) && same_flag(SyntaxTr
 
 struct Parser::Impl {
   TSParser* parser = nullptr;
+  std::int64_t deadline_ns = 0;  // this thread's processor time at which the parse gives up
+  bool over_budget = false;
   ~Impl() {
     if (parser) ts_parser_delete(parser);
   }
@@ -211,9 +216,59 @@ Parser::Parser() : impl_(std::make_unique<Impl>()) {
 
 Parser::~Parser() = default;
 
-std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text) {
-  TSTree* ts_tree = ts_parser_parse_string(impl_->parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
-  if (ts_tree == nullptr) return nullptr;
+namespace {
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct StringInput {
+  std::string_view text;
+  static const char* read(void* payload, std::uint32_t byte, TSPoint, std::uint32_t* bytes_read) {
+    const std::string_view t = static_cast<StringInput*>(payload)->text;
+    if (byte >= t.size()) {
+      *bytes_read = 0;
+      return "";
+    }
+    *bytes_read = static_cast<std::uint32_t>(t.size() - byte);
+    return t.data() + byte;
+  }
+};
+}  // namespace
+
+std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* error) {
+  if (text.size() > UINT32_MAX - 1) {
+    if (error) *error = "file too large for the parser";
+    return nullptr;
+  }
+  StringInput input{text};
+  const double seconds = kParseSecondsBase + kParseSecondsPerMB * static_cast<double>(text.size()) / 1e6;
+  impl_->deadline_ns = thread_cpu_ns() + static_cast<std::int64_t>(seconds * 1e9);
+  impl_->over_budget = false;
+  TSParseOptions options{};
+  options.payload = impl_.get();
+  // Called by tree-sitter about every 100 parser operations.
+  options.progress_callback = [](TSParseState* state) {
+    auto* self = static_cast<Impl*>(state->payload);
+    self->over_budget = self->over_budget || thread_cpu_ns() > self->deadline_ns;
+    return self->over_budget;
+  };
+  TSTree* ts_tree = ts_parser_parse_with_options(
+      impl_->parser, nullptr, TSInput{&input, &StringInput::read, TSInputEncodingUTF8, nullptr}, options);
+  if (ts_tree == nullptr) {
+    ts_parser_reset(impl_->parser);
+    if (error) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%.1f", seconds);
+      *error = impl_->over_budget
+                   ? std::string("the parser gave up after ") + limit +
+                         " s of processor time (tree-sitter's error recovery grows quadratically on some broken "
+                         "input, such as an unclosed bracket before thousands of statements); the file is skipped"
+                   : "could not parse the file";
+    }
+    return nullptr;
+  }
   auto tree = std::make_unique<SyntaxTree>();
   const auto& kind_of = kinds().codes;
   // tree-sitter counts the nodes it shows; the copy says how many it wrote, in case that differs.

@@ -370,6 +370,7 @@ Value Walker::string(Node n) {
     Value v = expr(e);
     // Nested format specs may hold interpolations too.
     for (Node c_j : named_children(c)) {
+      if (c_j == e) continue;  // walked above
       Node spec = c_j;
       for (Node spec_k : named_children(spec))
         if (kind(spec_k) == K::Interpolation) (void)expr(field(spec_k, "expression"));

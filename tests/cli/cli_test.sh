@@ -199,6 +199,30 @@ case "$case_name" in
     write_train train.py
     run check --format json .; expect_no_crash; expect_out '"SYNC001"'
     ;;
+  deep_indent_after_string)
+    # An unterminated string, then 511 to 600 nested blocks: tree-sitter-python's scanner state outgrows its
+    # 1024-byte buffer. No crash, and the other files are still checked.
+    for n in 480 511 520 600; do
+      { echo 'x = "open'; for ((i = 0; i < n; i++)); do printf '%*sif x:\n' "$i" ''; done; printf '%*spass\n' "$n" ''; } >deep$n.py
+    done
+    write_train train.py
+    run check --format json .; expect_no_crash; expect_out '"SYNC001"'
+    ;;
+  parser_budget)
+    # Nested f-strings 200 deep are checked at once; an open bracket before 20,000 statements (quadratic in
+    # tree-sitter's error recovery) ends with a per-file error within its budget.
+    python3 - <<'PY'
+e = "x"
+for _ in range(200):
+    e = 'f"{' + e + '}"'
+open("fstrings.py", "w").write("y = " + e + "\n")
+open("recovery.py", "w").write("x = (" + "for i in y: " * 20000 + "\n")
+PY
+    write_train train.py
+    start=$(date +%s); run check --format json .; expect_rc 2; expect_out '"SYNC001"'
+    expect_err "recovery.py: the parser gave up after"; ! grep -q "fstrings.py" err || fail "fstrings.py is valid"
+    (($(date +%s) - start < 40)) || fail "the run took more than 40 s"
+    ;;
   fifo_path)
     # Tests run as root, and root reads mode-000 files; a FIFO is a path that really cannot be checked
     # (and that would block a naive reader forever).
