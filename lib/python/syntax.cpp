@@ -237,7 +237,7 @@ struct StringInput {
 };
 }  // namespace
 
-std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* error) {
+std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error) {
   if (text.size() > UINT32_MAX - 1) {
     if (error) *error = "file too large for the parser";
     return nullptr;
@@ -286,6 +286,57 @@ std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* er
     room = count;
   }
   ts_tree_delete(ts_tree);
+  return tree;
+}
+
+namespace {
+std::size_t error_count(const SyntaxTree& tree) {
+  std::size_t count = 0;
+  for (std::uint32_t i = 0; i < tree.size(); ++i) count += (tree.at(i).flags & SyntaxTree::IsError) ? 1 : 0;
+  return count;
+}
+
+// The unpacking stars that tree-sitter-python rejects although Python accepts them: `*` before a bracket or
+// parenthesis in a tuple (`x = a, *[b]`, `x = a, *()`, `host, *rest = endpoint, *[]`), found in the spans
+// of the error nodes. Returns their byte offsets.
+std::vector<std::size_t> rejected_unpacking_stars(const SyntaxTree& tree, std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::vector<std::size_t> stars;
+  std::size_t scanned = 0;  // error spans nest: each byte is looked at once
+  for (std::uint32_t i = 0; i < tree.size(); ++i) {
+    const SyntaxTree::Item& item = tree.at(i);
+    if (!(item.flags & SyntaxTree::IsError)) continue;
+    const std::size_t end = std::min<std::size_t>(item.end_byte, text.size());
+    std::size_t start = std::min<std::size_t>(item.start_byte, end);  // from the star before the span, if any
+    while (start > 0 && blank(text[start - 1])) --start;
+    if (start > 0 && text[start - 1] == '*') --start;
+    for (std::size_t star = std::max(start, scanned); star < end; ++star) {
+      if (text[star] != '*' || (star + 1 < text.size() && text[star + 1] == '*')) continue;
+      std::size_t before = star, next = star + 1;
+      while (before > 0 && blank(text[before - 1])) --before;
+      while (next < text.size() && blank(text[next])) ++next;
+      // Unary: after `=`, `,` or an opening bracket (`a *[b]` is a product); then a bracket.
+      const bool unary = before > 0 && std::string_view(",=([{").find(text[before - 1]) != std::string_view::npos &&
+                         (before < 2 || text[before - 2] != '*');
+      if (unary && next < text.size() && (text[next] == '[' || text[next] == '(')) stars.push_back(star);
+    }
+    scanned = std::max(scanned, end);
+  }
+  return stars;
+}
+}  // namespace
+
+std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* error) {
+  std::unique_ptr<SyntaxTree> tree = parse_once(text, error);
+  if (!tree || !(tree->at(0).flags & SyntaxTree::HasError)) return tree;
+  const std::vector<std::size_t> stars = rejected_unpacking_stars(*tree, text);
+  if (stars.empty()) return tree;
+  // Parsed again with those stars made spaces (offsets unchanged): the tuple then holds the unpacked
+  // sequence itself, which is all the analysis needs. Kept only when that removes errors.
+  std::string patched(text);
+  for (std::size_t star : stars) patched[star] = ' ';
+  std::unique_ptr<SyntaxTree> again = parse_once(patched, nullptr);
+  if (again && error_count(*again) < error_count(*tree)) return again;
   return tree;
 }
 

@@ -94,6 +94,7 @@ class Parser {
   static constexpr double kParseSecondsPerMB = 1.0;
 
  private:
+  std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -223,6 +223,23 @@ PY
     expect_err "recovery.py: the parser gave up after"; ! grep -q "fstrings.py" err || fail "fstrings.py is valid"
     (($(date +%s) - start < 40)) || fail "the run took more than 40 s"
     ;;
+  python_syntax_edges)
+    # CR-only line endings; unpacking stars tree-sitter-python rejects; errors at the broken token, once,
+    # with invisible characters named; UTF-16 named as such.
+    printf 'import torch\rx = torch.zeros(1).cuda()\rfor i in range(3):\r    print(x.item())\r' >cr.py
+    run check --format json cr.py; expect_rc 1; expect_out '"line": 4'
+    printf 'x = a, *[b]\ny = a, *()\nz = *[], a\nhost, *rest = z, *[]\nw = a *[b]\n' >stars.py
+    run check stars.py; expect_rc 0
+    printf 'def f():\n    x = (for i in y: for i in y:\n    return 1\n' >paren.py
+    run check paren.py; expect_rc 2; expect_out "paren.py:2:10: error: syntax error: unexpected 'for'"
+    printf 'if x\n    pass\n' >colon.py; run check colon.py; expect_rc 2; expect_out "colon.py:1:5: error: syntax error: expected ':'"
+    printf 'x = 1\xc2\xa0+ 2\n' >nbsp.py; run check nbsp.py; expect_rc 2
+    expect_out "nbsp.py:1:6: error: syntax error: invalid character U+00A0"
+    [[ $(grep -c "nbsp.py:1:6" out) -eq 1 ]] || fail "the error is reported more than once"
+    printf '\xff\xfex\0 \0=\0 \x001\0\n\0' >utf16.py; printf 'x\0 \0=\0 \x001\0\n\0' >utf16_no_bom.py
+    run check utf16.py utf16_no_bom.py; expect_rc 2; expect_out "utf16.py: error: the file is UTF-16 (little-endian)"
+    expect_out "utf16_no_bom.py: error: the file is UTF-16 (little-endian)"; expect_no_out "binary"
+    ;;
   fifo_path)
     # Tests run as root, and root reads mode-000 files; a FIFO is a path that really cannot be checked
     # (and that would block a naive reader forever).
