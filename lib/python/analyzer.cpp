@@ -11,6 +11,7 @@
 #include "python/project.h"
 #include "python/rounds.h"
 #include "python/syntax_errors.h"
+#include "python/walker_internal.h"
 
 namespace synclint::python {
 namespace {
@@ -260,6 +261,12 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
     r.findings = std::move(outputs[i].findings);
+    if (const std::uint32_t line = outputs[i].depth_cut_line)
+      fm.errors.push_back(FileError{fm.path,
+                                    "expressions here are nested more than " + std::to_string(walk::kMaxDepth) +
+                                        " levels deep: the analysis stops at that depth, and reads nested deeper "
+                                        "are not checked",
+                                    false, Position{line, 1}});
     std::sort(r.findings.begin(), r.findings.end(), finding_less);
     r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);

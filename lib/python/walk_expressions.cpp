@@ -35,7 +35,11 @@ class Shadow {
 
 Value Walker::expr(Node n) {
   if (null(n)) return {};
-  if (depth_ > kMaxDepth) return {};
+  if (depth_ > kMaxDepth) {
+    const std::uint32_t line = start_point(n).row + 1;
+    if (out_.depth_cut_line == 0 || line < out_.depth_cut_line) out_.depth_cut_line = line;
+    return {};
+  }
   ++depth_;
   Value v = expr_inner(n);
   --depth_;

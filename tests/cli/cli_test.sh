@@ -155,6 +155,23 @@ case "$case_name" in
     expect_err "synclint: error:"; expect_err "selct"; expect_err "did you mean 'select'"
     run check --config none.toml ok.py; expect_rc 2; expect_err "none.toml"
     ;;
+  config_robust)
+    # A vendored pyproject.toml that is not TOML and has no synclint table is passed over (listed by
+    # `synclint config`); one that mentions synclint stops the run; `select = []` and an unclosed '[' in
+    # a glob are errors.
+    mkdir -p vendored/lib; write_train vendored/lib/train.py; printf '[project\nname = "x"\n' >vendored/pyproject.toml
+    run check --format json .; expect_rc 1; expect_out '"SYNC001"'
+    run config vendored/lib; expect_rc 0; expect_out "vendored/pyproject.toml: skipped, not valid TOML"
+    printf '[tool.synclint\nselect = ["SYNC001"]\n' >vendored/pyproject.toml
+    run check .; expect_rc 2; expect_err "pyproject.toml"
+    rm vendored/pyproject.toml; write_clean ok.py
+    printf 'select = []\n' >empty.toml; run check --config empty.toml ok.py; expect_rc 2; expect_err "'select': is empty"
+    printf 'exclude = ["[abc"]\n' >glob.toml; run check --config glob.toml ok.py; expect_rc 2
+    expect_err "invalid glob '[abc'"
+    printf '[per-file-ignores]\n"src/[ab.py" = ["SYNC001"]\n' >pfi.toml; run check --config pfi.toml ok.py; expect_rc 2
+    expect_err "invalid glob 'src/[ab.py'"
+    printf 'exclude = ["[ab]c", "[]x]", "[!a]"]\n' >good.toml; run check --config good.toml ok.py; expect_rc 0
+    ;;
   select_override)
     write_train train.py; printf 'ignore = ["SYNC001"]\n' >.synclint.toml
     run check train.py; expect_no_out "SYNC001"
@@ -209,11 +226,11 @@ case "$case_name" in
     run check --format json .; expect_no_crash; expect_out '"SYNC001"'
     ;;
   parser_budget)
-    # Nested f-strings 200 deep are checked at once; an open bracket before 20,000 statements (quadratic in
+    # Nested f-strings 60 deep are checked at once; an open bracket before 20,000 statements (quadratic in
     # tree-sitter's error recovery) ends with a per-file error within its budget.
     python3 - <<'PY'
 e = "x"
-for _ in range(200):
+for _ in range(60):
     e = 'f"{' + e + '}"'
 open("fstrings.py", "w").write("y = " + e + "\n")
 open("recovery.py", "w").write("x = (" + "for i in y: " * 20000 + "\n")
@@ -239,6 +256,15 @@ PY
     printf '\xff\xfex\0 \0=\0 \x001\0\n\0' >utf16.py; printf 'x\0 \0=\0 \x001\0\n\0' >utf16_no_bom.py
     run check utf16.py utf16_no_bom.py; expect_rc 2; expect_out "utf16.py: error: the file is UTF-16 (little-endian)"
     expect_out "utf16_no_bom.py: error: the file is UTF-16 (little-endian)"; expect_no_out "binary"
+    ;;
+  depth_limit_note)
+    # A read nested 200 calls deep is past the walk's depth limit: a per-file note says so; 50 deep is checked.
+    for d in 50 200; do
+      { echo 'import torch'; echo 'x = torch.zeros(1).cuda()'; echo 'for i in range(9):'
+        printf '    y = '; printf 'f(%.0s' $(seq 1 $d); printf 'x.item()'; printf ')%.0s' $(seq 1 $d); echo; } >nest$d.py
+    done
+    run check --format json nest50.py; expect_rc 1; expect_out '"SYNC001"'; expect_no_out "nested more than"
+    run check --format json nest200.py; expect_no_crash; expect_err "nest200.py:4:1: expressions here are nested more than 180 levels"
     ;;
   fifo_path)
     # Tests run as root, and root reads mode-000 files; a FIFO is a path that really cannot be checked
