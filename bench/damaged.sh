@@ -17,7 +17,7 @@ python3 bench/damaged_gen.py "$SOURCE" "$work/files" "$COUNT" "$SEED"
 rc=0
 /usr/bin/time -f "%e %M" -o "$work/time" "$BUILD/tools/synclint/synclint" check --format json -j"$JOBS" "$work/files" \
   >"$work/report.json" 2>"$work/err" || rc=$?
-read -r wall kb <"$work/time"
+read -r wall kb < <(tail -n 1 "$work/time")
 errors=$(grep -c "error:" "$work/err" || true)
 echo "damaged: $COUNT files (seed $SEED, from $SOURCE), -j$JOBS: ${wall} s, $((kb / 1024)) MB peak, exit $rc, $errors file errors"
 ((rc <= 2)) || { echo "damaged: synclint crashed or was killed (exit $rc)" >&2; exit 1; }
