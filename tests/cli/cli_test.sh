@@ -111,6 +111,9 @@ case "$case_name" in
     ln -s /dev/null devnull
     run check --format json -o devnull train.py; expect_rc 1; [[ -c /dev/null ]] || fail "/dev/null is no longer a device"
     "$SYNCLINT" check --format json -o /dev/stdout train.py >piped.json 2>err; expect_json piped.json
+    echo '# kept' >appended.txt; "$SYNCLINT" check --format json -o /dev/stdout train.py >>appended.txt 2>err
+    [[ $(head -n 1 appended.txt) == "# kept" ]] || fail "-o /dev/stdout with >> replaced the file"
+    grep -qF '"SYNC001"' appended.txt || fail "-o /dev/stdout with >> wrote nothing"
     mkfifo fifo.json; (cat fifo.json >from_fifo.json) & reader=$!
     run check --format json -o fifo.json train.py; expect_rc 1; wait $reader
     [[ -p fifo.json ]] || fail "the FIFO was replaced"; grep -qF '"SYNC001"' from_fifo.json || fail "nothing came through the FIFO"

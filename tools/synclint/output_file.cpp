@@ -38,6 +38,21 @@ void write_in_place(const fs::path& path, std::string_view text) {
   if (!ok) fail(path, err);
 }
 
+// The descriptor a path names when it is one of this process's own (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N) and open; -1 otherwise. Writing to it keeps the shell's redirection (its offset, and
+// appending for >>) instead of reopening or replacing what it points at.
+int own_descriptor(const fs::path& path) {
+  const std::string p = path.string();
+  int fd = -1;
+  if (p == "/dev/stdout") fd = 1;
+  else if (p == "/dev/stderr") fd = 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"})
+    if (p.starts_with(prefix) && p.size() > std::strlen(prefix) &&
+        p.find_first_not_of("0123456789", std::strlen(prefix)) == std::string::npos && p.size() < std::strlen(prefix) + 9)
+      fd = std::stoi(p.substr(std::strlen(prefix)));
+  return fd >= 0 && ::fcntl(fd, F_GETFD) != -1 ? fd : -1;
+}
+
 // The file a chain of symbolic links ends at (relative targets resolved against the link's folder).
 fs::path resolve_links(fs::path path) {
   for (int hops = 0; hops < 40; ++hops) {
@@ -78,6 +93,10 @@ void replace_atomically(const fs::path& path, std::string_view text, const struc
 }  // namespace
 
 void write_output_file(const fs::path& path, std::string_view text) {
+  if (const int fd = own_descriptor(path); fd >= 0) {
+    if (!write_all(fd, text)) fail(path, errno);
+    return;
+  }
   struct stat st{};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) fail(path, EISDIR);
