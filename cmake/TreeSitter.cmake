@@ -13,7 +13,11 @@ target_include_directories(synclint_tree_sitter SYSTEM PUBLIC "${_ts_root}/inclu
 target_compile_definitions(synclint_tree_sitter PRIVATE _POSIX_C_SOURCE=200112L _DEFAULT_SOURCE)
 set_target_properties(synclint_tree_sitter PROPERTIES C_STANDARD 11)
 
-add_library(synclint_tree_sitter_python STATIC "${_ts_python}/parser.c" "${_ts_python}/scanner.c")
+# The scanner's serialize step is wrapped by lib/python/scanner_bound.c, which bounds what it writes.
+add_library(synclint_tree_sitter_python STATIC "${_ts_python}/parser.c" "${_ts_python}/scanner.c"
+                                               "${PROJECT_SOURCE_DIR}/lib/python/scanner_bound.c")
+set_property(SOURCE "${_ts_python}/scanner.c" APPEND PROPERTY COMPILE_DEFINITIONS
+             tree_sitter_python_external_scanner_serialize=synclint_python_scanner_serialize_unbounded)
 target_include_directories(synclint_tree_sitter_python PRIVATE "${_ts_python}")
 target_link_libraries(synclint_tree_sitter_python PUBLIC synclint_tree_sitter)
 set_target_properties(synclint_tree_sitter_python PROPERTIES C_STANDARD 11)

@@ -52,6 +52,33 @@ std::vector<std::string> read_selectors(const Reader& reader, const toml::node& 
   return out;
 }
 
+// Why `glob` is not a usable glob (a '[' that no ']' closes in its component), or empty when it is.
+std::string glob_problem(std::string_view glob) {
+  for (std::size_t i = 0; i < glob.size(); ++i) {
+    if (glob[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (glob[i] != '[') continue;
+    std::size_t j = i + 1;
+    if (j < glob.size() && (glob[j] == '!' || glob[j] == '^')) ++j;
+    if (j < glob.size() && glob[j] == ']') ++j;  // a ']' first in the set is a member
+    while (j < glob.size() && glob[j] != ']' && glob[j] != '/') ++j;
+    if (j >= glob.size() || glob[j] != ']')
+      return "invalid glob '" + std::string(glob) + "': the '[' at offset " + std::to_string(i) +
+             " has no closing ']' (write [[] for a literal '[')";
+    i = j;
+  }
+  return {};
+}
+
+std::vector<std::string> read_globs(const Reader& reader, const toml::node& node, std::string_view key) {
+  std::vector<std::string> globs = reader.strings(node, key);
+  for (const std::string& g : globs)
+    if (std::string problem = glob_problem(g); !problem.empty()) reader.fail(&node, key, problem);
+  return globs;
+}
+
 ExtraApi read_extra_api(const Reader& reader, const toml::node& node, const std::string& key, const Catalog& catalog) {
   const auto* entry = node.as_table();
   if (entry == nullptr) {
@@ -100,7 +127,12 @@ Config read_config(const toml::table& table, const fs::path& file, const std::st
   config.root = config.file->parent_path();
   const std::string source = config.file->string();
 
-  if (const auto* node = table.get("select")) config.select = {read_selectors(reader, *node, "select", catalog), source};
+  if (const auto* node = table.get("select")) {
+    config.select = {read_selectors(reader, *node, "select", catalog), source};
+    if (config.select.value.empty())
+      reader.fail(node, "select", "is empty, so no rule would be checked (leave `select` out to check every rule, or "
+                                  "name the rules to check)");
+  }
   if (const auto* node = table.get("ignore")) config.ignore = {read_selectors(reader, *node, "ignore", catalog), source};
   if (const auto* node = table.get("severity")) {
     std::map<std::string, Severity> levels;
@@ -120,11 +152,12 @@ Config read_config(const toml::table& table, const fs::path& file, const std::st
     std::vector<PerFileIgnore> entries;
     for (const auto& [key, value] : reader.table(*node, "per-file-ignores")) {
       const std::string path = "per-file-ignores.\"" + std::string(key.str()) + "\"";
+      if (std::string problem = glob_problem(key.str()); !problem.empty()) reader.fail(&value, path, problem);
       entries.push_back(PerFileIgnore{std::string(key.str()), read_selectors(reader, value, path, catalog)});
     }
     config.per_file_ignores = {std::move(entries), source};
   }
-  if (const auto* node = table.get("exclude")) config.exclude = {reader.strings(*node, "exclude"), source};
+  if (const auto* node = table.get("exclude")) config.exclude = {read_globs(reader, *node, "exclude"), source};
   if (const auto* node = table.get("hot-functions")) config.hot_functions = {reader.strings(*node, "hot-functions"), source};
   if (const auto* node = table.get("extra-sync-apis")) {
     const auto* array = node->as_array();
@@ -243,16 +276,32 @@ Config find_config(const fs::path& dir, const Catalog& catalog) {
   if (fs::is_regular_file(start, ec)) start = start.parent_path();
   // "dir/." normalises to "dir/", whose last component is empty.
   if (!start.has_filename() && start.has_parent_path() && start != start.root_path()) start = start.parent_path();
+  std::vector<std::string> skipped;
   for (fs::path folder = start;; folder = folder.parent_path()) {
     for (const char* name : {".synclint.toml", "pyproject.toml"}) {
       const fs::path candidate = folder / name;
       if (!fs::is_regular_file(candidate, ec)) continue;
-      if (auto config = load_config_file(candidate, catalog)) return *config;
+      std::optional<Config> config;
+      try {
+        config = load_config_file(candidate, catalog);
+      } catch (const ConfigError& e) {
+        // A pyproject.toml that is not TOML stops the run only when it holds (or means to hold) ours.
+        if (std::string_view(name) != "pyproject.toml" || read_file(candidate).find("synclint") != std::string::npos)
+          throw;
+        skipped.push_back(candidate.string() + ": skipped, not valid TOML and without [tool.synclint] (" + e.what() + ")");
+        continue;
+      }
+      if (config) {
+        config->skipped = std::move(skipped);
+        return *config;
+      }
+      if (std::string_view(name) == "pyproject.toml") skipped.push_back(candidate.string() + ": skipped, no [tool.synclint]");
     }
     if (folder == folder.root_path() || !folder.has_parent_path() || folder.parent_path() == folder) break;
   }
   Config config;
   config.root = start;
+  config.skipped = std::move(skipped);
   return config;
 }
 
@@ -270,6 +319,7 @@ std::string describe_config(const Config& config) {
   std::ostringstream out;
   out << "# root: " << config.root.generic_string() << "\n";
   out << "# file: " << (config.file ? config.file->generic_string() : std::string("none (defaults)")) << "\n";
+  for (const std::string& note : config.skipped) out << "# " << note << "\n";
   const auto line = [&](std::string_view key, const std::string& value, const std::string& source) {
     std::string text = std::string(key) + " = " + value;
     const std::size_t width = std::max<std::size_t>(text.size() + 2, 40);

@@ -55,6 +55,9 @@ struct Config {
   Sourced<std::vector<std::string>> exclude;            // globs, relative to root
   Sourced<std::vector<std::string>> hot_functions;      // extra per-step callback names
   Sourced<std::vector<ExtraApi>> extra_sync_apis;
+  // The pyproject.toml files passed over on the way to this one (no [tool.synclint], or not TOML at all
+  // and not mentioning synclint), each with why: `synclint config` lists them.
+  std::vector<std::string> skipped;
 
   // Is `rule_id` enabled for the file at `path` (absolute or relative to the working directory)?
   bool rule_enabled(std::string_view rule_id, const std::filesystem::path& path) const;

@@ -56,6 +56,8 @@ std::function<std::optional<std::string>(const std::string& path)> read_source_f
     if (!in) return std::nullopt;
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) return std::nullopt;
+    for (std::size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
+      if (i + 1 == text.size() || text[i + 1] != '\n') text[i] = '\n';  // CR-only lines, as the engine reads them
     return text;
   };
 }

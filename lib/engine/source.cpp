@@ -87,7 +87,29 @@ Position position_of(std::string_view text, std::size_t offset) {
   return p;
 }
 
+// "UTF-16" or "UTF-32" (with the byte order) for text with such a byte order mark, or without one when
+// every other byte of an ASCII-looking start is NUL; null otherwise.
+const char* utf16_or_32(std::string_view text) {
+  if (text.starts_with(std::string_view("\xFF\xFE\0\0", 4))) return "UTF-32 (little-endian)";
+  if (text.starts_with(std::string_view("\0\0\xFE\xFF", 4))) return "UTF-32 (big-endian)";
+  if (text.starts_with("\xFF\xFE")) return "UTF-16 (little-endian)";
+  if (text.starts_with("\xFE\xFF")) return "UTF-16 (big-endian)";
+  const std::size_t n = std::min<std::size_t>(text.size(), 64) & ~std::size_t{1};
+  if (n < 4) return nullptr;
+  bool even_nul = true, odd_nul = true;
+  for (std::size_t i = 0; i < n; i += 2) {
+    even_nul = even_nul && text[i] == '\0' && text[i + 1] != '\0';
+    odd_nul = odd_nul && text[i + 1] == '\0' && text[i] != '\0';
+  }
+  return odd_nul ? "UTF-16 (little-endian)" : even_nul ? "UTF-16 (big-endian)" : nullptr;
+}
+
 }  // namespace
+
+void lone_cr_to_lf(std::string& text) {
+  for (std::size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
+    if (i + 1 == text.size() || text[i + 1] != '\n') text[i] = '\n';
+}
 
 std::variant<std::string, FileError> read_source(const std::filesystem::path& path, const std::string& display,
                                                  std::size_t max_bytes) {
@@ -123,6 +145,10 @@ std::variant<std::string, FileError> read_source(const std::filesystem::path& pa
   if (text.size() > max_bytes) {
     return file_error(display, "file too large (more than " + std::to_string(max_bytes) + " bytes)");
   }
+  if (const char* encoding = utf16_or_32(text)) {
+    return file_error(display, std::string("the file is ") + encoding +
+                                   " (synclint reads UTF-8 source, as Python does by default); skipped");
+  }
   if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
     FileError e = file_error(display, "binary file (contains NUL bytes); skipped");
     e.position = position_of(text, nul);
@@ -134,6 +160,7 @@ std::variant<std::string, FileError> read_source(const std::filesystem::path& pa
     return e;
   }
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  lone_cr_to_lf(text);
   return text;
 }
 

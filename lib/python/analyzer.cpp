@@ -10,6 +10,8 @@
 #include "core/parallel.h"
 #include "python/project.h"
 #include "python/rounds.h"
+#include "python/syntax_errors.h"
+#include "python/walker_internal.h"
 
 namespace synclint::python {
 namespace {
@@ -69,21 +71,6 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
     const K parent_kind = depth > 0 ? ctx[depth - 1].kind : K::Other;
     ctx[depth].kind = k;
     Ctx child = ctx[depth];
-    if (has_error && (is_error(n) || is_missing(n)) && fm.errors.size() < kMaxSyntaxErrors) {
-      FileError e;
-      e.path = fm.path;
-      e.fatal = true;
-      e.position = src.position(start_point(n));
-      if (is_missing(n)) {
-        e.message = "syntax error: missing '" + std::string(type(n)) + "'";
-      } else {
-        std::string t = text(n);
-        if (auto nl = t.find('\n'); nl != std::string::npos) t.resize(nl);
-        if (t.size() > 30) t = t.substr(0, 30) + "...";
-        e.message = t.empty() ? "syntax error: invalid syntax" : "syntax error: unexpected '" + t + "'";
-      }
-      fm.errors.push_back(std::move(e));
-    }
     if (k == K::Comment) {
       fm.comments.push_back(Comment{src.position(start_point(n)), src.position(end_point(n)), text(n)});
     } else if (k == K::FunctionDefinition) {
@@ -227,11 +214,13 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     FileModel& fm = p.files[i];
     const std::string& text = files[i].text;
     fm.src = std::make_unique<SourceText>(fm.path, text);
-    fm.tree = parsers[t]->parse(text);
+    std::string parse_error;
+    fm.tree = parsers[t]->parse(text, &parse_error);
     if (!fm.tree) {
-      fm.errors.push_back(FileError{fm.path, "could not parse the file", true, std::nullopt});
+      fm.errors.push_back(FileError{fm.path, parse_error, true, std::nullopt});
       fm.tree = parsers[t]->parse("");
     }
+    if (has_error(fm.tree->root())) fm.errors = syntax_errors(*fm.tree, *fm.src, kMaxSyntaxErrors);
     index_file(fm, locals[i], static_cast<int>(i));
   });
   parsers.clear();
@@ -272,6 +261,12 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
     r.findings = std::move(outputs[i].findings);
+    if (const std::uint32_t line = outputs[i].depth_cut_line)
+      fm.errors.push_back(FileError{fm.path,
+                                    "expressions here are nested more than " + std::to_string(walk::kMaxDepth) +
+                                        " levels deep: the analysis stops at that depth, and reads nested deeper "
+                                        "are not checked",
+                                    false, Position{line, 1}});
     std::sort(r.findings.begin(), r.findings.end(), finding_less);
     r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);

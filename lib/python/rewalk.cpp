@@ -1,5 +1,6 @@
 // The partial re-walk of a file (walk_file_again): only the units whose reads changed are walked again;
 // the others keep the earlier walk's output, merged back in walk order.
+#include <algorithm>
 #include <tuple>
 
 #include "python/walker_internal.h"
@@ -50,6 +51,7 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
   FileOutput merged;
   merged.findings = std::move(out_.findings);
   merged.finding_funcs = std::move(out_.finding_funcs);
+  merged.depth_cut_line = std::min(out_.depth_cut_line - 1, old.depth_cut_line - 1) + 1;  // 0 (none) is the largest
   // Both outputs hold each function's items together and in walk order: merged function by function.
   auto merge = [&](auto& now, auto& before, auto& to, auto func_of) {
     std::size_t i_now = 0, i_before = 0;

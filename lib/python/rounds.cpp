@@ -9,8 +9,10 @@
 namespace synclint::python {
 namespace {
 
-// Rounds of walks: at most kMaxRounds; after kFullRounds, another round runs only while the files to walk
-// again are few (a small project converges fully, a large corpus stops early).
+// Rounds of walks: at most kMaxRounds; after kFullRounds, another round runs for a group of files that
+// depend on each other only while its files to walk again are few (a small project converges fully, a
+// large corpus stops early). The budget is per group, so that a file's findings do not depend on which
+// unrelated files are checked with it.
 constexpr int kMaxRounds = 8;
 constexpr int kFullRounds = 2;
 constexpr std::size_t kSmallRoundBytes = 2u << 20;
@@ -109,11 +111,44 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
   return h;
 }
 
+// Files joined by what they read from each other (imports, call edges, class attributes, module-level
+// names): a union-find that only grows.
+class FileGroups {
+ public:
+  explicit FileGroups(std::size_t n) : parent_(n) {
+    for (std::size_t i = 0; i < n; ++i) parent_[i] = i;
+  }
+  std::size_t find(std::size_t i) {
+    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+    return i;
+  }
+  void join(std::size_t a, std::size_t b) {
+    a = find(a), b = find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<std::size_t> parent_;
+};
+
+void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutput>& outputs) {
+  auto file_of = [&](int f) { return static_cast<std::size_t>(p.funcs[f].file); };
+  for (std::size_t i = 0; i < p.files.size(); ++i) {
+    for (const auto& [name, b] : p.files[i].imports)
+      if (b.file >= 0) groups.join(i, static_cast<std::size_t>(b.file));
+    for (const CallEdge& e : outputs[i].edges)
+      if (e.callee >= 0 && e.caller >= 0) groups.join(file_of(e.caller), file_of(e.callee));
+    for (const auto& [f, c, name] : outputs[i].read_classes) groups.join(i, static_cast<std::size_t>(p.classes[c].file));
+    for (const auto& [f, g, name] : outputs[i].read_globals) groups.join(i, static_cast<std::size_t>(g));
+    for (const auto& [f, g] : outputs[i].read_funcs) groups.join(i, file_of(g));
+  }
+}
+
 }  // namespace
 
 std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs) {
-  std::size_t total_bytes = 0;
-  for (const FileModel& fm : p.files) total_bytes += fm.src->text().size();
+  FileGroups groups(p.files.size());
+  std::vector<char> stopped(p.files.size(), 0);  // by group root: its budget ended its rounds
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
   // that read something that changed are walked again; the others keep their output and summaries.
   size_summaries(p.prev, p);
@@ -199,7 +234,6 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // A file is walked again when something it read changed: a callee's result, its own parameter facts or
     // heat, a class attribute or a module-level name of another file.
     // The function that read it is marked too (walk_file_again walks only what must be).
-    std::size_t dirty_bytes = 0;
     std::fill(func_dirty.begin(), func_dirty.end(), 0);
     for (std::size_t i = 0; any && i < p.files.size(); ++i) {
       bool d = false;
@@ -217,7 +251,6 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
         if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
       dirty[i] = d;
       if (!d) continue;
-      dirty_bytes += p.files[i].src->text().size();
       // In a file walked again, summaries read without a call edge (batch-loop tests) count too.
       for (const auto& [f, g] : outputs[i].read_funcs)
         if (result_changed[g]) func_dirty[f] = 1;
@@ -225,7 +258,23 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     p.prev = std::move(p.next);
     p.heat = std::move(heat);
     if (!any) break;
-    if (round + 1 >= kFullRounds && dirty_bytes > std::max(kSmallRoundBytes, total_bytes / 4)) break;
+    // Each group whose files to walk again are too many (after kFullRounds) stops here, for good.
+    join_reads(groups, p, outputs);
+    std::vector<std::size_t> group_bytes(p.files.size(), 0), group_dirty(p.files.size(), 0);
+    for (std::size_t i = 0; i < p.files.size(); ++i) {
+      const std::size_t g = groups.find(i), bytes = p.files[i].src->text().size();
+      group_bytes[g] += bytes;
+      if (dirty[i]) group_dirty[g] += bytes;
+      stopped[g] = stopped[g] || stopped[i];
+    }
+    bool more = false;
+    for (std::size_t i = 0; i < p.files.size(); ++i) {
+      const std::size_t g = groups.find(i);
+      if (round + 1 >= kFullRounds && group_dirty[g] > std::max(kSmallRoundBytes, group_bytes[g] / 4)) stopped[g] = 1;
+      if (stopped[g]) dirty[i] = 0;
+      more = more || dirty[i];
+    }
+    if (!more) break;
   }
   return outputs;
 }

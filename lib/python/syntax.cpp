@@ -17,6 +17,9 @@
 #include <mimalloc.h>
 #endif
 #include <mutex>
+#include <string>
+#include <cstdio>
+#include <ctime>
 #include <unordered_map>
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -199,6 +202,8 @@ static_assert(same_flag(SyntaxTree::Named, SYNCLINT_NAMED) && same_flag(SyntaxTr
 
 struct Parser::Impl {
   TSParser* parser = nullptr;
+  std::int64_t deadline_ns = 0;  // this thread's processor time at which the parse gives up
+  bool over_budget = false;
   ~Impl() {
     if (parser) ts_parser_delete(parser);
   }
@@ -211,9 +216,59 @@ Parser::Parser() : impl_(std::make_unique<Impl>()) {
 
 Parser::~Parser() = default;
 
-std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text) {
-  TSTree* ts_tree = ts_parser_parse_string(impl_->parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size()));
-  if (ts_tree == nullptr) return nullptr;
+namespace {
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct StringInput {
+  std::string_view text;
+  static const char* read(void* payload, std::uint32_t byte, TSPoint, std::uint32_t* bytes_read) {
+    const std::string_view t = static_cast<StringInput*>(payload)->text;
+    if (byte >= t.size()) {
+      *bytes_read = 0;
+      return "";
+    }
+    *bytes_read = static_cast<std::uint32_t>(t.size() - byte);
+    return t.data() + byte;
+  }
+};
+}  // namespace
+
+std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error) {
+  if (text.size() > UINT32_MAX - 1) {
+    if (error) *error = "file too large for the parser";
+    return nullptr;
+  }
+  StringInput input{text};
+  const double seconds = kParseSecondsBase + kParseSecondsPerMB * static_cast<double>(text.size()) / 1e6;
+  impl_->deadline_ns = thread_cpu_ns() + static_cast<std::int64_t>(seconds * 1e9);
+  impl_->over_budget = false;
+  TSParseOptions options{};
+  options.payload = impl_.get();
+  // Called by tree-sitter about every 100 parser operations.
+  options.progress_callback = [](TSParseState* state) {
+    auto* self = static_cast<Impl*>(state->payload);
+    self->over_budget = self->over_budget || thread_cpu_ns() > self->deadline_ns;
+    return self->over_budget;
+  };
+  TSTree* ts_tree = ts_parser_parse_with_options(
+      impl_->parser, nullptr, TSInput{&input, &StringInput::read, TSInputEncodingUTF8, nullptr}, options);
+  if (ts_tree == nullptr) {
+    ts_parser_reset(impl_->parser);
+    if (error) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%.1f", seconds);
+      *error = impl_->over_budget
+                   ? std::string("the parser gave up after ") + limit +
+                         " s of processor time (tree-sitter's error recovery grows quadratically on some broken "
+                         "input, such as an unclosed bracket before thousands of statements); the file is skipped"
+                   : "could not parse the file";
+    }
+    return nullptr;
+  }
   auto tree = std::make_unique<SyntaxTree>();
   const auto& kind_of = kinds().codes;
   // tree-sitter counts the nodes it shows; the copy says how many it wrote, in case that differs.
@@ -231,6 +286,57 @@ std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text) {
     room = count;
   }
   ts_tree_delete(ts_tree);
+  return tree;
+}
+
+namespace {
+std::size_t error_count(const SyntaxTree& tree) {
+  std::size_t count = 0;
+  for (std::uint32_t i = 0; i < tree.size(); ++i) count += (tree.at(i).flags & SyntaxTree::IsError) ? 1 : 0;
+  return count;
+}
+
+// The unpacking stars that tree-sitter-python rejects although Python accepts them: `*` before a bracket or
+// parenthesis in a tuple (`x = a, *[b]`, `x = a, *()`, `host, *rest = endpoint, *[]`), found in the spans
+// of the error nodes. Returns their byte offsets.
+std::vector<std::size_t> rejected_unpacking_stars(const SyntaxTree& tree, std::string_view text) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::vector<std::size_t> stars;
+  std::size_t scanned = 0;  // error spans nest: each byte is looked at once
+  for (std::uint32_t i = 0; i < tree.size(); ++i) {
+    const SyntaxTree::Item& item = tree.at(i);
+    if (!(item.flags & SyntaxTree::IsError)) continue;
+    const std::size_t end = std::min<std::size_t>(item.end_byte, text.size());
+    std::size_t start = std::min<std::size_t>(item.start_byte, end);  // from the star before the span, if any
+    while (start > 0 && blank(text[start - 1])) --start;
+    if (start > 0 && text[start - 1] == '*') --start;
+    for (std::size_t star = std::max(start, scanned); star < end; ++star) {
+      if (text[star] != '*' || (star + 1 < text.size() && text[star + 1] == '*')) continue;
+      std::size_t before = star, next = star + 1;
+      while (before > 0 && blank(text[before - 1])) --before;
+      while (next < text.size() && blank(text[next])) ++next;
+      // Unary: after `=`, `,` or an opening bracket (`a *[b]` is a product); then a bracket.
+      const bool unary = before > 0 && std::string_view(",=([{").find(text[before - 1]) != std::string_view::npos &&
+                         (before < 2 || text[before - 2] != '*');
+      if (unary && next < text.size() && (text[next] == '[' || text[next] == '(')) stars.push_back(star);
+    }
+    scanned = std::max(scanned, end);
+  }
+  return stars;
+}
+}  // namespace
+
+std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* error) {
+  std::unique_ptr<SyntaxTree> tree = parse_once(text, error);
+  if (!tree || !(tree->at(0).flags & SyntaxTree::HasError)) return tree;
+  const std::vector<std::size_t> stars = rejected_unpacking_stars(*tree, text);
+  if (stars.empty()) return tree;
+  // Parsed again with those stars made spaces (offsets unchanged): the tuple then holds the unpacked
+  // sequence itself, which is all the analysis needs. Kept only when that removes errors.
+  std::string patched(text);
+  for (std::size_t star : stars) patched[star] = ' ';
+  std::unique_ptr<SyntaxTree> again = parse_once(patched, nullptr);
+  if (again && error_count(*again) < error_count(*tree)) return again;
   return tree;
 }
 

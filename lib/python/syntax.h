@@ -84,10 +84,17 @@ class Parser {
   ~Parser();
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
-  // The tree of `text`; null when tree-sitter gives none.
-  std::unique_ptr<SyntaxTree> parse(std::string_view text);
+  // The tree of `text`; null, with the reason in `error`, when tree-sitter gives none or the parse passes
+  // its budget of processor time (kParseSecondsBase, plus kParseSecondsPerMB per MB of text, on this
+  // thread): tree-sitter's error recovery takes time that grows quadratically with some broken input (an
+  // open bracket followed by thousands of statements), and one such file must not stall a run. Ordinary
+  // code parses at more than 10 MB/s.
+  std::unique_ptr<SyntaxTree> parse(std::string_view text, std::string* error = nullptr);
+  static constexpr double kParseSecondsBase = 2.0;
+  static constexpr double kParseSecondsPerMB = 1.0;
 
  private:
+  std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

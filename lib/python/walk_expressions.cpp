@@ -35,7 +35,11 @@ class Shadow {
 
 Value Walker::expr(Node n) {
   if (null(n)) return {};
-  if (depth_ > kMaxDepth) return {};
+  if (depth_ > kMaxDepth) {
+    const std::uint32_t line = start_point(n).row + 1;
+    if (out_.depth_cut_line == 0 || line < out_.depth_cut_line) out_.depth_cut_line = line;
+    return {};
+  }
   ++depth_;
   Value v = expr_inner(n);
   --depth_;
@@ -396,6 +400,7 @@ Value Walker::string(Node n) {
     Value v = expr(e);
     // Nested format specs may hold interpolations too.
     for (Node c_j : named_children(c)) {
+      if (c_j == e) continue;  // walked above
       Node spec = c_j;
       for (Node spec_k : named_children(spec))
         if (kind(spec_k) == K::Interpolation) (void)expr(field(spec_k, "expression"));

@@ -31,6 +31,7 @@ struct FileOutput {
     Value value;
   };
   std::vector<AttrWrite> attr_writes;
+  std::uint32_t depth_cut_line = 0;  // the first line where the nesting limit cut the walk (0: none)
 };
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.

@@ -98,6 +98,33 @@ case "$case_name" in
     write_clean train.py; run check --format json -o report.json train.py; expect_rc 0
     ! grep -qF '"SYNC001"' report.json || fail "report.json was not replaced"
     ;;
+  output_special)
+    # Only a regular file is replaced (atomically, keeping its mode, through a symbolic link); a device, a
+    # FIFO or a pipe is written in place.
+    write_train train.py
+    echo old >private.json; chmod 600 private.json
+    run check --format json -o private.json train.py; expect_rc 1
+    [[ $(stat -c %a private.json) == 600 ]] || fail "-o changed the mode of a 0600 file"
+    echo old >target.json; ln -s target.json link.json
+    run check --format json -o link.json train.py; expect_rc 1
+    [[ -L link.json ]] || fail "-o replaced the symbolic link"; grep -qF '"SYNC001"' target.json || fail "the link's target was not written"
+    ln -s /dev/null devnull
+    run check --format json -o devnull train.py; expect_rc 1; [[ -c /dev/null ]] || fail "/dev/null is no longer a device"
+    "$SYNCLINT" check --format json -o /dev/stdout train.py >piped.json 2>err; expect_json piped.json
+    echo '# kept' >appended.txt; "$SYNCLINT" check --format json -o /dev/stdout train.py >>appended.txt 2>err
+    [[ $(head -n 1 appended.txt) == "# kept" ]] || fail "-o /dev/stdout with >> replaced the file"
+    grep -qF '"SYNC001"' appended.txt || fail "-o /dev/stdout with >> wrote nothing"
+    mkfifo fifo.json; (cat fifo.json >from_fifo.json) & reader=$!
+    run check --format json -o fifo.json train.py; expect_rc 1; wait $reader
+    [[ -p fifo.json ]] || fail "the FIFO was replaced"; grep -qF '"SYNC001"' from_fifo.json || fail "nothing came through the FIFO"
+    "$SYNCLINT" check --format json -o >(cat >substituted.json) train.py 2>err; sleep 0.5
+    grep -qF '"SYNC001"' substituted.json || fail "-o >(cmd) did not write to the process"
+    for s in "$SRC"/runtime_probe/testdata/python-smoke.stream.json; do
+      run probe analyze -o /dev/null "$s"; expect_rc 0; [[ -c /dev/null ]] || fail "probe analyze -o replaced /dev/null"
+      echo old >report.json; chmod 640 report.json; run probe analyze -o report.json "$s"; expect_rc 0
+      [[ $(stat -c %a report.json) == 640 ]] || fail "probe analyze -o changed the mode"; expect_json report.json
+    done
+    ;;
   output_unwritable)
     write_train train.py; run check -o missing-dir/report.txt train.py; expect_rc 2
     expect_err "synclint: error: cannot write missing-dir/report.txt"
@@ -130,6 +157,23 @@ case "$case_name" in
     run check --config bad.toml ok.py; expect_rc 2
     expect_err "synclint: error:"; expect_err "selct"; expect_err "did you mean 'select'"
     run check --config none.toml ok.py; expect_rc 2; expect_err "none.toml"
+    ;;
+  config_robust)
+    # A vendored pyproject.toml that is not TOML and has no synclint table is passed over (listed by
+    # `synclint config`); one that mentions synclint stops the run; `select = []` and an unclosed '[' in
+    # a glob are errors.
+    mkdir -p vendored/lib; write_train vendored/lib/train.py; printf '[project\nname = "x"\n' >vendored/pyproject.toml
+    run check --format json .; expect_rc 1; expect_out '"SYNC001"'
+    run config vendored/lib; expect_rc 0; expect_out "vendored/pyproject.toml: skipped, not valid TOML"
+    printf '[tool.synclint\nselect = ["SYNC001"]\n' >vendored/pyproject.toml
+    run check .; expect_rc 2; expect_err "pyproject.toml"
+    rm vendored/pyproject.toml; write_clean ok.py
+    printf 'select = []\n' >empty.toml; run check --config empty.toml ok.py; expect_rc 2; expect_err "'select': is empty"
+    printf 'exclude = ["[abc"]\n' >glob.toml; run check --config glob.toml ok.py; expect_rc 2
+    expect_err "invalid glob '[abc'"
+    printf '[per-file-ignores]\n"src/[ab.py" = ["SYNC001"]\n' >pfi.toml; run check --config pfi.toml ok.py; expect_rc 2
+    expect_err "invalid glob 'src/[ab.py'"
+    printf 'exclude = ["[ab]c", "[]x]", "[!a]"]\n' >good.toml; run check --config good.toml ok.py; expect_rc 0
     ;;
   select_override)
     write_train train.py; printf 'ignore = ["SYNC001"]\n' >.synclint.toml
@@ -174,6 +218,56 @@ case "$case_name" in
       for d in $(seq 1 5000); do printf '%*sif i:\n' "$d" ''; done; printf '%*sprint(i)\n' 5001 ''; } >deep_blocks.py
     write_train train.py
     run check --format json .; expect_no_crash; expect_out '"SYNC001"'
+    ;;
+  deep_indent_after_string)
+    # An unterminated string, then 511 to 600 nested blocks: tree-sitter-python's scanner state outgrows its
+    # 1024-byte buffer. No crash, and the other files are still checked.
+    for n in 480 511 520 600; do
+      { echo 'x = "open'; for ((i = 0; i < n; i++)); do printf '%*sif x:\n' "$i" ''; done; printf '%*spass\n' "$n" ''; } >deep$n.py
+    done
+    write_train train.py
+    run check --format json .; expect_no_crash; expect_out '"SYNC001"'
+    ;;
+  parser_budget)
+    # Nested f-strings 60 deep are checked at once; an open bracket before 20,000 statements (quadratic in
+    # tree-sitter's error recovery) ends with a per-file error within its budget.
+    python3 - <<'PY'
+e = "x"
+for _ in range(60):
+    e = 'f"{' + e + '}"'
+open("fstrings.py", "w").write("y = " + e + "\n")
+open("recovery.py", "w").write("x = (" + "for i in y: " * 20000 + "\n")
+PY
+    write_train train.py
+    start=$(date +%s); run check --format json .; expect_rc 2; expect_out '"SYNC001"'
+    expect_err "recovery.py: the parser gave up after"; ! grep -q "fstrings.py" err || fail "fstrings.py is valid"
+    (($(date +%s) - start < 40)) || fail "the run took more than 40 s"
+    ;;
+  python_syntax_edges)
+    # CR-only line endings; unpacking stars tree-sitter-python rejects; errors at the broken token, once,
+    # with invisible characters named; UTF-16 named as such.
+    printf 'import torch\rx = torch.zeros(1).cuda()\rfor i in range(3):\r    print(x.item())\r' >cr.py
+    run check --format json cr.py; expect_rc 1; expect_out '"line": 4'
+    printf 'x = a, *[b]\ny = a, *()\nz = *[], a\nhost, *rest = z, *[]\nw = a *[b]\n' >stars.py
+    run check stars.py; expect_rc 0
+    printf 'def f():\n    x = (for i in y: for i in y:\n    return 1\n' >paren.py
+    run check paren.py; expect_rc 2; expect_out "paren.py:2:10: error: syntax error: unexpected 'for'"
+    printf 'if x\n    pass\n' >colon.py; run check colon.py; expect_rc 2; expect_out "colon.py:1:5: error: syntax error: expected ':'"
+    printf 'x = 1\xc2\xa0+ 2\n' >nbsp.py; run check nbsp.py; expect_rc 2
+    expect_out "nbsp.py:1:6: error: syntax error: invalid character U+00A0"
+    [[ $(grep -c "nbsp.py:1:6" out) -eq 1 ]] || fail "the error is reported more than once"
+    printf '\xff\xfex\0 \0=\0 \x001\0\n\0' >utf16.py; printf 'x\0 \0=\0 \x001\0\n\0' >utf16_no_bom.py
+    run check utf16.py utf16_no_bom.py; expect_rc 2; expect_out "utf16.py: error: the file is UTF-16 (little-endian)"
+    expect_out "utf16_no_bom.py: error: the file is UTF-16 (little-endian)"; expect_no_out "binary"
+    ;;
+  depth_limit_note)
+    # A read nested 200 calls deep is past the walk's depth limit: a per-file note says so; 50 deep is checked.
+    for d in 50 200; do
+      { echo 'import torch'; echo 'x = torch.zeros(1).cuda()'; echo 'for i in range(9):'
+        printf '    y = '; printf 'f(%.0s' $(seq 1 $d); printf 'x.item()'; printf ')%.0s' $(seq 1 $d); echo; } >nest$d.py
+    done
+    run check --format json nest50.py; expect_rc 1; expect_out '"SYNC001"'; expect_no_out "nested more than"
+    run check --format json nest200.py; expect_no_crash; expect_err "nest200.py:4:1: expressions here are nested more than 180 levels"
     ;;
   fifo_path)
     # Tests run as root, and root reads mode-000 files; a FIFO is a path that really cannot be checked

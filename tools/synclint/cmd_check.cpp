@@ -27,6 +27,7 @@
 #include "core/suggest.h"
 #include "emit/emit.h"
 #include "engine/engine.h"
+#include "output_file.h"
 
 namespace synclint::cli {
 namespace {
@@ -97,32 +98,6 @@ std::vector<engine::PathMapping> parse_path_maps(const std::vector<std::string>&
     out.push_back({m.substr(0, eq), m.substr(eq + 1)});
   }
   return out;
-}
-
-// Writes `text` to `path` through a temporary file in the same folder and a rename, so the file is
-// either the old one or the complete new one, never half written.
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::string temp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
-  bool ok = true;
-  for (std::size_t done = 0; ok && done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false; else done += static_cast<std::size_t>(n);
-  }
-  const int write_errno = errno;
-  const mode_t mask = ::umask(0);  // mkstemp makes 0600; give the file the usual mode
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  ok = ok && ::fsync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = ok ? errno : write_errno;
-    ::unlink(temp.c_str());
-    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
-  }
 }
 
 // "checking 1100 files (2 s)" on stderr, only on a terminal and only for runs that are long (more than
@@ -223,7 +198,7 @@ int run(const CheckArgs& args) {
   } else {
     std::ostringstream buffer;
     emit::write(format, buffer, report, Catalog::builtin(), emit_options);
-    write_atomically(args.output, buffer.str());
+    write_output_file(args.output, buffer.str());
   }
 
   // The text report on stdout already shows input errors; otherwise say them on stderr too.
@@ -255,7 +230,7 @@ void add_check_command(CLI::App& app, int& exit_code, std::optional<std::vector<
   cmd->add_option("--format", args->format, "Output format: text, json, sarif, github, junit")
       ->type_name("FORMAT")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "Write the report to FILE (atomically) instead of stdout")
+  cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout (a regular file is replaced atomically)")
       ->type_name("FILE");
   cmd->add_option("-j,--jobs", args->jobs, "Worker threads (default: all cores)")
       ->type_name("N")

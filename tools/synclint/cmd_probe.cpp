@@ -22,6 +22,7 @@
 #include "analysis/stream_io.h"
 #include "analysis/trace.h"
 #include "commands.h"
+#include "output_file.h"
 
 // Whether this build made the injection library (tools/synclint/CMakeLists.txt: only where CUPTI was found).
 #ifndef SYNCLINT_PROBE_LIBRARY_BUILT
@@ -236,26 +237,11 @@ void print_report(const ProbeReport& report, std::size_t top) {
     std::cout << "no host-blocking CUDA call was seen: nothing to rank\n";
 }
 
-// Throws when `file` cannot be written: checked before the command runs, so that a long run does not end
-// with nowhere to put its report. The check opens the file without truncating it and removes it again
-// when it did not exist before.
-void check_writable(const std::string& file, const char* what) {
-  const bool existed = fs::exists(file);
-  {
-    std::ofstream probe_out(file, std::ios::app);
-    if (!probe_out)
-      throw std::runtime_error("probe: cannot write the " + std::string(what) + " to " + file + ": " +
-                               std::strerror(errno) + " (checked before running the command)");
-  }
-  std::error_code ec;
-  if (!existed) fs::remove(file, ec);
-}
-
 // Writes the merged report and the trace; when that fails, keeps the per-process files and says where.
 void write_outputs(const ProbeArgs& a, const ProbeReport& merged, ProbeDir& dir) {
   try {
-    probe::write_report(merged, a.output);
-  } catch (const probe::ProbeError& e) {
+    write_output_file(a.output, probe::report_to_json(merged));
+  } catch (const std::runtime_error& e) {
     dir.keep();
     throw std::runtime_error(std::string(e.what()) + "; the per-process reports are kept in " + dir.path().string() +
                              " (synclint probe merge -o FILE " + (dir.path() / "report-*.json").string() + ")");
@@ -269,8 +255,8 @@ void write_outputs(const ProbeArgs& a, const ProbeReport& merged, ProbeDir& dir)
   }
   const std::string trace = probe::merge_traces(traces);
   try {
-    probe::write_text_file(a.trace, trace);
-  } catch (const probe::ProbeError& e) {
+    write_output_file(a.trace, trace);
+  } catch (const std::runtime_error& e) {
     dir.keep();
     throw std::runtime_error(std::string(e.what()) + "; the report is in " + a.output +
                              ", the per-process traces are kept in " + dir.path().string());
@@ -283,8 +269,8 @@ void write_outputs(const ProbeArgs& a, const ProbeReport& merged, ProbeDir& dir)
 int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   if (command.empty())
     throw std::runtime_error("probe: no command to run; usage: synclint probe [-o report.json] [--trace trace.json] -- CMD ARGS...");
-  check_writable(a.output, "report");
-  if (!a.trace.empty()) check_writable(a.trace, "trace");
+  check_output_writable(a.output, "report");
+  if (!a.trace.empty()) check_output_writable(a.trace, "trace");
   const fs::path library = find_probe_library();
   ProbeDir dir(a.keep_dir);
   std::vector<std::pair<std::string, std::string>> env = {{"CUDA_INJECTION64_PATH", library.string()},
@@ -387,7 +373,7 @@ void add_probe_command(CLI::App& app, int& exit_code) {
     std::vector<ProbeReport> reports;
     for (const auto& f : args->merge_inputs) reports.push_back(probe::read_report(f));
     const ProbeReport merged = probe::merge(reports);
-    probe::write_report(merged, args->merge_output);
+    write_output_file(args->merge_output, probe::report_to_json(merged));
     std::cerr << "synclint probe merge: " << reports.size() << " reports, " << merged.sites.size() << " sites -> "
               << args->merge_output << "\n";
     exit_code = kExitClean;
@@ -420,7 +406,7 @@ void add_probe_command(CLI::App& app, int& exit_code) {
       reports.push_back(probe::analyze(stream, run));
     }
     const ProbeReport merged = probe::merge(reports);
-    if (!args->analyze_output.empty()) probe::write_report(merged, args->analyze_output);
+    if (!args->analyze_output.empty()) write_output_file(args->analyze_output, probe::report_to_json(merged));
     print_report(merged, args->top);
     std::cout << "replay error: " << merged.replay_error * 100 << "%\n";
     exit_code = kExitClean;
