@@ -2,6 +2,7 @@
 # One end-to-end case of the synclint command line: cli_test.sh CASE SYNCLINT SOURCE_DIR.
 # Each case works in its own scratch folder and fails with a message saying what differed.
 set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 case_name=$1
 SYNCLINT=$2
@@ -10,14 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/synclint-cli.XXXXXX")
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-fail() { echo "FAIL [$case_name]: $*" >&2; echo "--- stdout:" >&2; cat out >&2 2>/dev/null; echo "--- stderr:" >&2; cat err >&2 2>/dev/null; exit 1; }
-
-# run ARGS...: runs synclint with stdout in ./out, stderr in ./err, status in $rc.
-run() { "$SYNCLINT" "$@" >out 2>err; rc=$?; }
-expect_rc() { [[ $rc -eq $1 ]] || fail "exit status $rc, expected $1"; }
-expect_out() { grep -qF -- "$1" out || fail "stdout lacks: $1"; }
-expect_err() { grep -qF -- "$1" err || fail "stderr lacks: $1"; }
-expect_no_out() { ! grep -qF -- "$1" out || fail "stdout should not contain: $1"; }
+source "$here/case_lib.sh"
 # Bad input must give a status, never a signal (crash) or a timeout.
 expect_no_crash() { [[ $rc -le 2 ]] || fail "exit status $rc: crashed or killed"; }
 expect_json() { node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$1" || fail "$1 is not JSON"; }

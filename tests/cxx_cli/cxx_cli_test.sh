@@ -2,6 +2,7 @@
 # One end-to-end case of the C++ front-end: cxx_cli_test.sh CASE SYNCLINT CXX (CXX builds the plugin).
 # The sources declare the CUDA runtime calls themselves, so no CUDA or LibTorch headers are needed.
 set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 case_name=$1
 SYNCLINT=$2
@@ -10,12 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/synclint-cxx-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-fail() { echo "FAIL [$case_name]: $*" >&2; echo "--- stdout:" >&2; cat out >&2 2>/dev/null; echo "--- stderr:" >&2; cat err >&2 2>/dev/null; exit 1; }
-run() { "$SYNCLINT" "$@" >out 2>err; rc=$?; }
-expect_rc() { [[ $rc -eq $1 ]] || fail "exit status $rc, expected $1"; }
-expect_out() { grep -qF -- "$1" out || fail "stdout lacks: $1"; }
-expect_err() { grep -qF -- "$1" err || fail "stderr lacks: $1"; }
-expect_no_out() { ! grep -qF -- "$1" out || fail "stdout should not contain: $1"; }
+source "$here/../cli/case_lib.sh"
 
 # write_train FILE: a loop with one explicit device synchronize on line 5.
 write_train() {
