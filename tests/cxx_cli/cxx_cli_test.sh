@@ -149,6 +149,15 @@ CPP
     run check train.cpp -- -DSTEPS=1 -Wunused-variable; expect_rc 1; expect_out "compiler warning: unused variable 'b'"
     run check --quiet train.cpp -- -DSTEPS=1 -Wunused-variable; expect_rc 1; expect_no_out "compiler warning"
     ;;
+  formats)
+    # Every output format carries the C++ finding: its rule, file and line.
+    write_train train.cpp
+    run check --format json train.cpp -- -DSTEPS=3; expect_rc 1; expect_out '"rule_id": "SYNC007"'; expect_out '"line": 5'
+    run check --format sarif train.cpp -- -DSTEPS=3; expect_rc 1; expect_out '"ruleId": "SYNC007"'; expect_out '"startLine": 5'
+    run check --format github train.cpp -- -DSTEPS=3; expect_rc 1; expect_out "::warning file=train.cpp,line=5"
+    run check --format junit train.cpp -- -DSTEPS=3; expect_rc 1; expect_out "SYNC007"; expect_out "train.cpp:5"
+    run check --statistics train.cpp -- -DSTEPS=3; expect_rc 1; expect_out "SYNC007"
+    ;;
   *) fail "unknown case" ;;
 esac
 exit 0
