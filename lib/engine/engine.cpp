@@ -17,6 +17,7 @@
 #include "core/file_result.h"
 #include "engine/cxx_frontend.h"
 #include "engine/discover.h"
+#include "engine/finish.h"
 #include "engine/source.h"
 #include "python/analyzer.h"
 
@@ -123,21 +124,13 @@ std::vector<FileResult> analyze_python(const std::vector<python::SourceFile>& fi
   return out;
 }
 
-// Suppressions, then configuration (enabled rules, severities), for one file's findings.
+// Suppressions, then configuration, for one file's findings, into the report.
 void finish_file(Language lang, FileResult& result, const fs::path& open_path, const Config& config,
                  const Catalog& catalog, Report& report) {
-  Suppressions suppressions = Suppressions::parse(lang, result.path, result.comments);
-  suppressions.apply(result.findings);
-  if (result.report_unused_suppressions) {
-    std::vector<Finding> unused = suppressions.unused(catalog);
-    result.findings.insert(result.findings.end(), std::make_move_iterator(unused.begin()),
-                           std::make_move_iterator(unused.end()));
-  }
-  for (Finding& f : result.findings) {
-    if (!config.rule_enabled(f.rule_id, open_path)) continue;
-    f.severity = config.severity_for(f.rule_id, f.severity);
-    report.findings.push_back(std::move(f));
-  }
+  std::vector<Finding> kept = finish_findings(lang, result.path, std::move(result.findings), result.comments,
+                                              result.report_unused_suppressions, open_path, config, catalog);
+  report.findings.insert(report.findings.end(), std::make_move_iterator(kept.begin()),
+                         std::make_move_iterator(kept.end()));
   for (FileError& e : result.errors) report.errors.push_back(std::move(e));
 }
 

@@ -9,6 +9,7 @@
 #include "core/catalog.h"
 #include "core/suppressions.h"
 #include "engine/discover.h"
+#include "engine/finish.h"
 #include "engine/source.h"
 #include "python/analyzer.h"
 
@@ -41,20 +42,11 @@ std::uint64_t mix(std::uint64_t seed, std::string_view bytes) {
   return seed ^ (std::hash<std::string_view>{}(bytes) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
 }
 
-// Suppressions, then configuration (enabled rules, severities), for one file's findings.
+// Suppressions, then configuration, for one file's findings, in output order.
 std::vector<Finding> finish(python::FileResult& result, Language lang, const Config& config,
                             const Catalog& catalog) {
-  Suppressions suppressions = Suppressions::parse(lang, result.path, result.comments);
-  suppressions.apply(result.findings);
-  std::vector<Finding> unused = suppressions.unused(catalog);
-  result.findings.insert(result.findings.end(), std::make_move_iterator(unused.begin()),
-                         std::make_move_iterator(unused.end()));
-  std::vector<Finding> out;
-  for (Finding& f : result.findings) {
-    if (!config.rule_enabled(f.rule_id, result.path)) continue;
-    f.severity = config.severity_for(f.rule_id, f.severity);
-    out.push_back(std::move(f));
-  }
+  std::vector<Finding> out = finish_findings(lang, result.path, std::move(result.findings), result.comments,
+                                             /*report_unused=*/true, result.path, config, catalog);
   std::sort(out.begin(), out.end(), finding_less);
   return out;
 }
