@@ -65,7 +65,7 @@ def main():
         if step == args.warmup:
             # Start the clock once the warm-up work queued on the GPU has finished.
             if device == "cuda":
-                torch.cuda.synchronize()  # synclint: ignore[SYNC007]
+                torch.cuda.synchronize()
             start = time.perf_counter()
 
         x, y = images[step % 8], labels[step % 8]
