@@ -36,21 +36,8 @@ parse_only=$BUILD/bench/synclint-parse-only
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# measure NAME CMD...: one run under GNU time; appends "wall_seconds peak_kb" to $out/NAME.
-measure() {
-  local name=$1; shift
-  /usr/bin/time -v -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr" || true
-  awk -F': ' '
-    /Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; wall = s }
-    /Maximum resident set size/ { rss = $2 }
-    /Exit status/ { status = $2 }
-    /User time/ { cpu += $2 }
-    /System time/ { cpu += $2 }
-    END { printf "%.2f %d %d %.2f\n", wall, rss, status, cpu }' "$out/time" >>"$out/$name"
-}
+source bench/lib/measure.sh  # measure, median (the working folder is the repository root)
 
-# median COLUMN FILE
-median() { sort -n -k"$1","$1" "$2" | awk -v c="$1" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
 
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 files=$(find "$CORPUS" -name '*.py' -type f | wc -l)
