@@ -18,8 +18,9 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_CXX_COMPILER=clang++-19 -DSYNCLINT_TSAN=ON -DSYNCLINT_CXX=OFF -DSYNCLINT_TORCH_OPS=OFF \
-  -DSYNCLINT_NODE_MODULES="$node_modules" "${launcher[@]}" >"$build.configure.log" 2>&1 \
-  || { cat "$build.configure.log"; exit 2; }
+  -DSYNCLINT_NODE_MODULES="$node_modules" "${launcher[@]}" >"$build-configure.log" 2>&1 \
+  || { cat "$build-configure.log"; exit 2; }
+rm -f "$build-configure.log"
 cmake --build "$build" -j"${JOBS:-2}" --target synclint probe_fault_tests probe_inject_tests \
   || exit 2
 built=$(date +%s)
