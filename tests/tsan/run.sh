@@ -26,7 +26,8 @@ cmake --build "$build" -j"${JOBS:-2}" --target synclint probe_fault_tests probe_
 built=$(date +%s)
 logs=$PWD/$build/tsan-logs
 rm -rf "$logs" && mkdir -p "$logs"
-export TSAN_OPTIONS="log_path=$logs/tsan second_deadlock_stack=1 exitcode=66 ${TSAN_OPTIONS:-}"
+# handle_segv=0: a program that dies of SIGSEGV (a fault-injection case) dies as it would unsanitized.
+export TSAN_OPTIONS="log_path=$logs/tsan second_deadlock_stack=1 exitcode=66 handle_segv=0 ${TSAN_OPTIONS:-}"
 exe=$build/tools/synclint/synclint
 failed=0
 step() {  # name, command...: runs it, says how long it took and how it ended
