@@ -102,8 +102,9 @@ Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threa
         std::unique_lock lock(mutex_);
         space_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
         queue_.push_back(std::move(in));
+        // Under the lock: once End is taken the session may end and destroy this Inbox at once.
+        ready_.notify_one();
       }
-      ready_.notify_one();
       if (end) return;
     }
   });

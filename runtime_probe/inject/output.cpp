@@ -1,8 +1,11 @@
 #include "output.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -49,21 +52,31 @@ bool write_file_atomic(const std::filesystem::path& file, std::string_view text,
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   auto tmp = file;
   tmp += ".tmp";
+  // A file past the process's size limit (ulimit -f) would raise SIGXFSZ, whose default action ends the
+  // program: the probe writes nothing rather than change how the program ends.
+  rlimit limit{};
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && text.size() > limit.rlim_cur) {
+    error = "cannot write " + file.string() + ": " + std::to_string(text.size()) +
+            " bytes are more than the file size limit (ulimit -f) of " + std::to_string(limit.rlim_cur);
+    return false;
+  }
+  bool written = false;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot write " + tmp.string();
-      return false;
+    if (out) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      written = static_cast<bool>(out.flush());
     }
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) {
-      error = "cannot write " + tmp.string();
-      return false;
-    }
+  }
+  if (!written) {
+    error = "cannot write " + tmp.string() + ": " + std::strerror(errno);
+    std::filesystem::remove(tmp, ec);
+    return false;
   }
   std::filesystem::rename(tmp, file, ec);
   if (ec) {
     error = "cannot rename " + tmp.string() + " to " + file.string() + ": " + ec.message();
+    std::filesystem::remove(tmp, ec);
     return false;
   }
   return true;

@@ -20,7 +20,8 @@ std::filesystem::path output_file(const std::string& dir, std::string_view kind,
 // Command line, working directory, host name, pid and rank of the calling process.
 RunInfo collect_run_info();
 
-// Writes `text` to `file` through a temporary name and a rename; false (and `error`) on failure.
+// Writes `text` to `file` through a temporary name and a rename; false (and `error`) on failure, leaving
+// no temporary file. A text larger than the file size limit (RLIMIT_FSIZE) is not written at all.
 bool write_file_atomic(const std::filesystem::path& file, std::string_view text, std::string& error);
 
 }  // namespace synclint::probe::inject

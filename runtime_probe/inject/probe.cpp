@@ -71,12 +71,24 @@ void on_signal(int sig, siginfo_t* info, void* uctx) {
     return;
   }
   // Default action (terminate): the window thread writes the report, then re-raises with the default.
-  if (g->pending_signal.exchange(sig) != 0 || g_forked.load() || g->finished.load()) {
-    sigaction(sig, &old, nullptr);
-    raise(sig);
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const std::uint64_t now_ns = static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(now.tv_nsec);
+  int first = 0;
+  const bool can_write = !g_forked.load() && !g->finished.load();
+  if (can_write && g->pending_signal.compare_exchange_strong(first, sig)) {
+    g->pending_signal_ns.store(now_ns);
+    wake_watcher('S');
     return;
   }
-  wake_watcher('S');
+  if (!can_write) first = g->pending_signal.load();  // the report may be being written for it
+  // The same signal again within a second is the first one delivered twice (sent to the process group,
+  // and forwarded by a launcher such as `synclint probe` or a scheduler's): the report is being written and
+  // the first one ends the process. Another signal, or a later one, ends it at once.
+  const std::uint64_t first_ns = g->pending_signal_ns.load();  // 0: the first one's handler is still running
+  if (first == sig && !g_forked.load() && (first_ns == 0 || now_ns - first_ns < 1'000'000'000u)) return;
+  sigaction(sig, &old, nullptr);
+  raise(sig);
 }
 
 void install_signal_handlers() {
@@ -162,6 +174,7 @@ void open_trace(Probe& p) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   p.trace_out.open(path, std::ios::binary | std::ios::trunc);
+  p.trace_path = path;
   if (p.trace_out) {
     std::string name = p.run.command.empty() ? "process" : p.run.command.front();
     p.trace = std::make_unique<TraceWriter>(p.trace_out, p.run.pid, name);
@@ -225,6 +238,7 @@ int initialize() {
     p.device_name = reinterpret_cast<Probe::DeviceName>(dlsym(cuda, "cuDeviceGetName"));
   }
   if (o.trace) open_trace(p);
+  write_started_report();
 
   p.start_ns = now_ns();
   p.rec->set_run_start(p.start_ns);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "analysis/report_io.h"
@@ -13,6 +14,23 @@
 #include "sched_delay.h"
 
 namespace synclint::probe::inject {
+
+// What the report says until the final one replaces it: every way a process can end without running the
+// probe's exit path leaves this one.
+constexpr const char* kUnfinished =
+    "partial: the probe's final report was not written (the process ended by a signal the probe does not catch, "
+    "such as SIGKILL or SIGSEGV, by _exit or exec, or the report could not be saved): no measurements";
+
+void write_started_report() {
+  Probe& p = *g;
+  ProbeReport report;
+  report.run = p.run;
+  report.run.status = kUnfinished;
+  report.runs.push_back(report.run);
+  std::string error;
+  if (!write_file_atomic(output_file(p.options.dir, "report", p.run.pid, p.run.rank), report_to_json(report), error))
+    report_error(error);
+}
 
 void write_outputs() {
   Probe& p = *g;
@@ -40,6 +58,9 @@ void write_outputs() {
   if (p.trace) {
     p.trace->finish();
     p.trace_out.close();
+    std::error_code ec;
+    if (!std::filesystem::exists(p.trace_path, ec))
+      report_error("the trace " + p.trace_path.string() + " was removed while the program ran: it is lost");
   }
   if (p.debug && p.gpu_model)
     std::fprintf(stderr, "synclint probe: modelled GPU activities %llu (%llu without a learned duration)\n",

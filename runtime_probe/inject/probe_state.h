@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -94,6 +95,7 @@ struct Probe {
   // The torch_ops shim's switch, set once it is loaded (by the window thread).
   void (*torch_ops_enable)(int) = nullptr;
   std::ofstream trace_out;
+  std::filesystem::path trace_path;
   std::unique_ptr<TraceWriter> trace;
   std::thread watcher;
   int wake[2] = {-1, -1};
@@ -105,7 +107,8 @@ struct Probe {
   bool resolver_wanted = false, resolver_quit = false;
   std::atomic<bool> python_seen{false};
   std::atomic<bool> finished{false};
-  std::atomic<int> pending_signal{0};
+  std::atomic<int> pending_signal{0};  // the terminating signal whose report the window thread writes
+  std::atomic<std::uint64_t> pending_signal_ns{0};  // when it came (CLOCK_MONOTONIC)
   std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
   std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)
   std::atomic<std::uint64_t> descheduled_calls{0}, descheduled_ns{0};  // debug: blocking calls that waited for a CPU
@@ -176,6 +179,7 @@ void watcher_main();
 void resolver_main();
 
 // ---- probe_outputs.cpp ----
+void write_started_report();  // a report marked partial, replaced by the final one when the process ends
 void write_outputs();
 
 // ---- probe.cpp ----

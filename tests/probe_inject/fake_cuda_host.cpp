@@ -34,6 +34,7 @@
 #include <ctime>
 #include <thread>
 
+#include "fake_play.h"
 #include "inject_driver.h"
 
 #ifdef SYNCLINT_FAKE_HOST_TORCH
@@ -44,22 +45,7 @@
 
 namespace {
 
-using CallFn = void (*)(CUpti_CallbackId, CUpti_ApiCallbackSite, uint32_t, uint64_t*, const void*);
-using KernelFn = void (*)(uint64_t, uint64_t, uint32_t);
-CallFn g_call = nullptr;
-KernelFn g_kernel = nullptr;
-std::atomic<uint32_t> g_correlation{0};
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void spin_until(uint64_t t) {
-  while (now_ns() < t) {
-  }
-}
+using namespace synclint::probe::testing;
 
 // One API call: ENTER, the call's own work (spinning until `until`), EXIT. Returns its correlation id.
 __attribute__((noinline)) uint32_t api(CUpti_CallbackId cbid, uint64_t until, const void* params = nullptr) {
@@ -126,11 +112,7 @@ int main(int argc, char** argv) {
   const int rc = synclint::probe::testing::inject_probe(argv[1]);
   if (rc == synclint::probe::testing::kCannotOpen) return 3;
   if (rc != 1) return 4;
-  void* fake = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);  // the copy the probe opened
-  if (fake == nullptr) return 5;
-  g_call = reinterpret_cast<CallFn>(dlsym(fake, "fake_cupti_call"));
-  g_kernel = reinterpret_cast<KernelFn>(dlsym(fake, "fake_cupti_kernel"));
-  if (g_call == nullptr || g_kernel == nullptr) return 6;
+  if (!bind_stand_in(argv[2])) return 5;
   const int steps = std::atoi(argv[3]);
   std::atomic<bool> done{false};
   std::thread launcher;

@@ -12,6 +12,7 @@
 // FAKE_CUPTI_LOG_CALLBACKS=1 "callback-on|callback-off NS" for every runtime API callback switched; turning the per-thread buffers off after the buffer
 // callbacks are registered is refused, as CUPTI requires.
 #include <cupti.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -26,14 +27,19 @@
 
 namespace {
 
-std::mutex g_mu;
+// Never destroyed, as the real library's state: a program that calls exit() on one thread while others
+// still make CUDA calls runs the static destructors under them. The lock is held across fork(), so that a
+// child can make calls even when the fork came while another thread was inside one.
+std::mutex& g_mu = *new std::mutex;
+[[maybe_unused]] const int g_fork_safe = pthread_atfork([] { g_mu.lock(); }, [] { g_mu.unlock(); }, [] { g_mu.unlock(); });
 CUpti_CallbackFunc g_callback = nullptr;
-std::set<std::pair<int, CUpti_CallbackId>> g_enabled;
-std::set<int> g_activities;
+std::set<std::pair<int, CUpti_CallbackId>>& g_enabled = *new std::set<std::pair<int, CUpti_CallbackId>>;
+std::set<int>& g_activities = *new std::set<int>;
 CUpti_BuffersCallbackRequestFunc g_request = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
-std::vector<CUpti_ActivityKernel10> g_kernels;  // delivered at the next flush
-std::multiset<CUpti_CallbackId> g_inside;  // calls whose ENTER was delivered and whose EXIT has not come
+std::vector<CUpti_ActivityKernel10>& g_kernels = *new std::vector<CUpti_ActivityKernel10>;  // delivered at the next flush
+// Calls whose ENTER was delivered and whose EXIT has not come.
+std::multiset<CUpti_CallbackId>& g_inside = *new std::multiset<CUpti_CallbackId>;
 thread_local std::multiset<CUpti_CallbackId> t_inside;  // the same, of this thread
 thread_local bool t_host = false;  // this thread has played API calls (the program's thread)
 

@@ -250,7 +250,8 @@ void write_outputs(const ProbeArgs& a, const ProbeReport& merged, ProbeDir& dir)
   std::vector<std::string> traces;
   for (const auto& f : files_named(dir.path(), "trace-")) traces.push_back(probe::read_text_file(f));
   if (traces.empty()) {
-    std::cerr << "synclint probe: no trace was written (no GPU activity was recorded)\n";
+    std::cerr << "synclint probe: no trace was written (no GPU activity was recorded, or the probe could not write "
+                 "it: see its messages above)\n";
     return;
   }
   const std::string trace = probe::merge_traces(traces);
@@ -303,12 +304,21 @@ int run_probe(const ProbeArgs& a, std::vector<std::string> command) {
   }
   const ProbeReport merged = probe::merge(reports);
   print_report(merged, a.top);  // first, so that the table is seen even if the files cannot be written
-  write_outputs(a, merged, dir);
+  const auto how_it_ended = [&] {
+    if (child_status != 0)
+      std::cerr << "synclint probe: " << command.front() << (end.signal != 0 ? " was killed by " : " exited with ")
+                << describe(end) << "\n";
+  };
+  try {
+    write_outputs(a, merged, dir);
+  } catch (const std::runtime_error& e) {  // the program's own exit status still stands
+    std::cerr << "synclint: error: " << e.what() << "\n";
+    how_it_ended();
+    return child_status != 0 ? child_status : kExitError;
+  }
   std::cerr << "synclint probe: report written to " << a.output
             << (a.trace.empty() ? "" : ", trace to " + a.trace) << "\n";
-  if (child_status != 0)
-    std::cerr << "synclint probe: " << command.front() << (end.signal != 0 ? " was killed by " : " exited with ")
-              << describe(end) << "\n";
+  how_it_ended();
   if (result == 0 && merged.run.status.starts_with("cupti-unavailable") && merged.sites.empty()) result = kExitError;
   return result;
 }
