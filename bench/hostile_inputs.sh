@@ -126,27 +126,56 @@ elif case == "lsp50m":
         for m in msgs:
             body = json.dumps(m).encode()
             f.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    # The client: sends the messages before the shutdown, waits for the diagnostics, then ends the session.
+    with open("client.py", "w") as f:
+        f.write("""import subprocess, sys
+msgs = open("session.bin", "rb").read().split(b"Content-Length: ")[1:]
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for m in msgs[:3]:
+    p.stdin.write(b"Content-Length: " + m)
+p.stdin.flush()
+while True:
+    n = 0
+    while True:
+        line = p.stdout.readline()
+        if not line:
+            sys.exit(p.wait())
+        if line.strip() == b"":
+            break
+        if line.lower().startswith(b"content-length:"):
+            n = int(line.split(b":")[1])
+    body = p.stdout.read(n)
+    if b"publishDiagnostics" in body:
+        sys.stderr.write(body[:300].decode(errors="replace") + "\\n")
+        break
+for m in msgs[3:]:
+    p.stdin.write(b"Content-Length: " + m)
+p.stdin.close()
+sys.exit(p.wait())
+""")
 PY
 }
 
 echo "| case | command | exit | time | peak memory | first message |"
 echo "|---|---|---|---|---|---|"
-row() {  # row CASE DIR ARGS...: runs synclint ARGS in DIR (stdin from $STDIN when set)
+row() {  # row CASE DIR ARGS...: runs synclint ARGS in DIR (through $CLIENT when set)
   local name=$1 dir=$2
   shift 2
   [[ $name =~ $ONLY ]] || return 0
   local rc s kb msg
-  (cd "$dir" && /usr/bin/time -f "%e %M" -o "$work/t" timeout 600 "$SYNCLINT" "$@" <"${STDIN:-/dev/null}" >"$work/out" 2>"$work/err")
+  rm -f "$work/t" "$work/err"
+  (cd "$dir" && /usr/bin/time -f "%e %M" -o "$work/t" timeout 600 ${CLIENT:-} "$SYNCLINT" "$@" </dev/null >"$work/out" 2>"$work/err")
   rc=$?
   read -r s kb < <(tail -n 1 "$work/t") || { s=?; kb=0; }
-  msg=$(grep -v "^Command exited\|^Command terminated" "$work/err" | head -n 1 | cut -c1-110 | sed 's/|/\\|/g')
+  msg=$( (grep -v "^Command exited\|^Command terminated" "$work/err"; grep -h "error:\|warning:" "$work/out") 2>/dev/null |
+    head -n 1 | cut -c1-110 | sed 's/|/\\|/g')
   echo "| $name | \`synclint $*\` | $rc | $s s | $((kb / 1024)) MB | $msg |"
 }
 want() { [[ $1 =~ $ONLY ]] && { [[ -d $1 ]] || gen "$1"; }; }
 
 want line50m && row line50m line50m check --format json -j2 line.py
 want lines50m && row lines50m lines50m check --format json -j2 lines.py
-want lsp50m && STDIN=lsp50m/session.bin row lsp50m lsp50m lsp
+want lsp50m && CLIENT="python3 client.py" row lsp50m lsp50m lsp
 rm -rf line50m lines50m lsp50m
 want files100k && row files100k files100k check --format json -j2 many
 rm -rf files100k

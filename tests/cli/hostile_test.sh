@@ -92,7 +92,7 @@ case "$case_name" in
   report_many_sites)
     # A report is read site by site and refused past 1,000,000 sites (each read site takes ~300 bytes).
     write_train train.py
-    { printf '{"schema":"synclint-probe-report","version":1,"sites":['; repeat '{"path":"/a.py","line":1},' 1000000
+    { printf '{"schema":"synclint-probe-report","version":1,"sites":['; yes '{"path":"/a.py","line":1},' | head -n 1000000 | tr -d '\n'
       printf '{"path":"/b.py","line":2}]}'; } >report.json
     run_cpu 20 check --costs report.json train.py; expect_no_crash; expect_rc 2; expect_err "more than 1000000 sites"
     ;;
