@@ -215,14 +215,22 @@ bool glob_matches(std::string_view glob, std::string_view relative) {
 }
 
 bool Config::rule_enabled(std::string_view rule_id, const fs::path& path) const {
-  const std::size_t selected = longest_prefix(select.value, rule_id);
-  if (selected == 0 || longest_prefix(ignore.value, rule_id) >= selected) return false;
-  if (per_file_ignores.value.empty()) return true;
+  return rule_enabled(rule_id, per_file_ignored(path));
+}
+
+std::vector<std::string> Config::per_file_ignored(const fs::path& path) const {
+  std::vector<std::string> ids;
+  if (per_file_ignores.value.empty()) return ids;
   const std::string relative = relative_to_root(root, path);
-  for (const auto& entry : per_file_ignores.value) {
-    if (longest_prefix(entry.ids, rule_id) > 0 && glob_matches(entry.glob, relative)) return false;
-  }
-  return true;
+  const std::vector<std::string_view> components = Glob::split_path(relative, Glob::Style::Config);
+  for (const auto& entry : per_file_ignores.value)
+    if (Glob(entry.glob, Glob::Style::Config).matches(components)) ids.insert(ids.end(), entry.ids.begin(), entry.ids.end());
+  return ids;
+}
+
+bool Config::rule_enabled(std::string_view rule_id, const std::vector<std::string>& file_ignored) const {
+  const std::size_t selected = longest_prefix(select.value, rule_id);
+  return selected != 0 && longest_prefix(ignore.value, rule_id) < selected && longest_prefix(file_ignored, rule_id) == 0;
 }
 
 Severity Config::severity_for(std::string_view rule_id, Severity default_severity) const {

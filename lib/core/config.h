@@ -61,6 +61,10 @@ struct Config {
 
   // Is `rule_id` enabled for the file at `path` (absolute or relative to the working directory)?
   bool rule_enabled(std::string_view rule_id, const std::filesystem::path& path) const;
+  // The same for many rules of one file: `file_ignored` is per_file_ignored(path), its globs matched once.
+  bool rule_enabled(std::string_view rule_id, const std::vector<std::string>& file_ignored) const;
+  // The selectors of every per-file-ignores entry whose glob matches `path`.
+  std::vector<std::string> per_file_ignored(const std::filesystem::path& path) const;
   // Severity after overrides: `default_severity` is the finding's level (the rule's default or what the
   // analyzer judged). An override replaces it, except that a note stays a note: the analyzer's
   // downgrades (periodic code, once per epoch, unknown device) survive a `severity = { X = "error" }`.

@@ -1,9 +1,11 @@
 #include "core/cost_report.h"
 
 #include <fstream>
-#include <sstream>
 
 namespace synclint {
+namespace {
+constexpr std::string_view kWrongSchemaHint = "; write one with `synclint probe -o FILE -- CMD`";
+}  // namespace
 
 SiteCost site_cost(const CostSite& site) {
   SiteCost c;
@@ -16,15 +18,13 @@ SiteCost site_cost(const CostSite& site) {
 }
 
 CostReport parse_cost_report(std::string_view text, std::string_view source) {
-  return report_schema::parse<CostReportError>(text, source, "; write one with `synclint probe -o FILE -- CMD`");
+  return report_schema::parse<CostReportError>(text, source, kWrongSchemaHint);
 }
 
 CostReport read_cost_report(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw CostReportError(file.string() + ": cannot open the cost report");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_cost_report(text.str(), file.string());
+  return report_schema::parse_input<CostReportError>(in, file.string(), kWrongSchemaHint);
 }
 
 }  // namespace synclint

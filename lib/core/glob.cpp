@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include <cstdint>
+
 namespace synclint {
 
 std::vector<std::string_view> Glob::split_path(std::string_view path, Style style) {
@@ -40,23 +42,32 @@ Glob::Glob(std::string_view text, Style style) : style_(style) {
 
 bool Glob::matches(const std::vector<std::string_view>& path) const {
   if (components_.empty() && style_ == Style::Config) return false;
-  return match_from(0, path, 0);
+  // Each (glob component, path component) pair is tried once: without the memo, globs with many "**"
+  // ("**/**/**/.../x" in a .gitignore) take time exponential in their count.
+  std::vector<std::int8_t> memo((components_.size() + 1) * (path.size() + 1), -1);
+  return match_from(0, path, 0, memo);
 }
 
 // Matches components [pi..] against path components [si..].
-bool Glob::match_from(std::size_t pi, const std::vector<std::string_view>& path, std::size_t si) const {
+bool Glob::match_from(std::size_t pi, const std::vector<std::string_view>& path, std::size_t si,
+                      std::vector<std::int8_t>& memo) const {
   if (pi == components_.size()) return style_ == Style::Config || si == path.size();
+  std::int8_t& known = memo[pi * (path.size() + 1) + si];
+  if (known >= 0) return known != 0;
+  bool result = false;
   if (components_[pi] == "**") {
     // A trailing "**" of a gitignore glob matches one or more components; elsewhere zero or more.
-    if (style_ == Style::Gitignore && pi + 1 == components_.size()) return si < path.size();
-    for (std::size_t k = si; k <= path.size(); ++k)
-      if (match_from(pi + 1, path, k)) return true;
-    return false;
+    if (style_ == Style::Gitignore && pi + 1 == components_.size()) {
+      result = si < path.size();
+    } else {
+      for (std::size_t k = si; k <= path.size() && !result; ++k) result = match_from(pi + 1, path, k, memo);
+    }
+  } else if (si < path.size()) {
+    const std::string name(path[si]);  // holds no '/': FNM_PATHNAME changes nothing but says so
+    result = fnmatch(components_[pi].c_str(), name.c_str(), FNM_PATHNAME) == 0 && match_from(pi + 1, path, si + 1, memo);
   }
-  if (si == path.size()) return false;
-  const std::string name(path[si]);  // holds no '/': FNM_PATHNAME changes nothing but says so
-  if (fnmatch(components_[pi].c_str(), name.c_str(), FNM_PATHNAME) != 0) return false;
-  return match_from(pi + 1, path, si + 1);
+  known = result ? 1 : 0;
+  return result;
 }
 
 }  // namespace synclint

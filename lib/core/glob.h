@@ -3,6 +3,7 @@
 // per-file-ignores) and .gitignore patterns; Glob::Style says where their rules differ.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,8 @@ class Glob {
   static std::vector<std::string_view> split_path(std::string_view path, Style style);
 
  private:
-  bool match_from(std::size_t pi, const std::vector<std::string_view>& path, std::size_t si) const;
+  bool match_from(std::size_t pi, const std::vector<std::string_view>& path, std::size_t si,
+                  std::vector<std::int8_t>& memo) const;
 
   std::vector<std::string> components_;  // unanchored globs start with "**"
   Style style_ = Style::Config;

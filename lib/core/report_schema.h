@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_reader.h"
 #include "core/json_values.h"
 
 namespace synclint::report_schema {
@@ -188,18 +189,47 @@ inline nlohmann::ordered_json to_json(const Report& r) {
   return doc;
 }
 
-// Parses report JSON text; `source` names it in error messages, `wrong_schema_hint` ends the message for
-// a document that is not a probe report. Throws Error on invalid JSON, a wrong schema, a version newer
-// than kVersion, a missing site path and a field of the wrong type. Fields missing from older reports
-// take their defaults (traced calls and times: all calls, as before sampling existed).
-template <typename Error>
-Report parse(std::string_view text, std::string_view source, std::string_view wrong_schema_hint = {}) {
+// More sites than any program has sync sites: a report past it is refused rather than held in memory
+// (each site takes about 300 bytes read).
+inline constexpr std::size_t kMaxSites = 1'000'000;
+
+// Parses a report from `input` (JSON text, or a std::istream); `source` names it in error messages,
+// `wrong_schema_hint` ends the message for a document that is not a probe report. Throws Error on invalid
+// JSON (nesting deeper than json_reader::kMaxDepth included), a wrong schema, a version newer than kVersion,
+// more than kMaxSites sites, a missing site path and a field of the wrong type. Fields missing from older
+// reports take their defaults (traced calls and times: all calls, as before sampling existed). The sites
+// are read one at a time, never as one JSON tree.
+template <typename Error, typename Input>
+Report parse_input(Input&& input, std::string_view source, std::string_view wrong_schema_hint = {}) {
   using nlohmann::json;
   const std::string src(source);
+  Report r;
+  json_reader::Options options;
+  options.streamed = {"sites"};
+  options.on_element = [&](const std::string&, std::size_t i, json&& j) {
+    if (i >= kMaxSites)
+      throw Error(src + ": more than " + std::to_string(kMaxSites) + " sites; a probe report holds one per source line "
+                  "that synchronizes, so this is not one synclint reads");
+    const std::string where = src + ": sites[" + std::to_string(i) + "]";
+    Site s;
+    detail::object_from_json<Error>(j, s, detail::kSiteFields, where);
+    if (s.site.path.empty()) throw Error(where + ": \"path\" is missing");
+    // Reports written before sampling: every call traced, the traced time all of it, replayed as recorded.
+    const auto absent = [&](const char* key) {
+      const auto it = j.find(key);
+      return it == j.end() || it->is_null();
+    };
+    if (absent("traced_calls")) s.traced_calls = s.calls;
+    if (absent("traced_host_blocked_ms"))
+      s.traced_host_blocked_ms = s.calls > 0 ? s.host_blocked_ms * static_cast<double>(s.traced_calls) / static_cast<double>(s.calls)
+                                             : s.host_blocked_ms;
+    if (absent("replayed_blocked_ms")) s.replayed_blocked_ms = s.host_blocked_ms;
+    r.sites.push_back(std::move(s));
+  };
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
+    doc = json_reader::parse(std::forward<Input>(input), options);
+  } catch (const json_reader::Error& e) {
     throw Error(src + ": not valid JSON: " + e.what());
   }
   const auto top = [&]<typename T>(const char* key, T fallback) {
@@ -208,7 +238,6 @@ Report parse(std::string_view text, std::string_view source, std::string_view wr
   if (!doc.is_object() || top("schema", std::string()) != kName)
     throw Error(src + ": not a synclint probe report (\"schema\" must be \"" + std::string(kName) + "\")" +
                 std::string(wrong_schema_hint));
-  Report r;
   r.version = top("version", 0);
   if (r.version > kVersion)
     throw Error(src + ": report version " + std::to_string(r.version) + " is newer than this synclint understands (" +
@@ -226,25 +255,13 @@ Report parse(std::string_view text, std::string_view source, std::string_view wr
   if (auto it = doc.find("totals"); it != doc.end()) detail::object_from_json<Error>(*it, r, detail::kTotalsFields, src + ": totals");
   auto sites = doc.find("sites");
   if (sites == doc.end() || !sites->is_array()) throw Error(src + ": \"sites\" must be an array");
-  for (std::size_t i = 0; i < sites->size(); ++i) {
-    const json& j = (*sites)[i];
-    const std::string where = src + ": sites[" + std::to_string(i) + "]";
-    Site s;
-    detail::object_from_json<Error>(j, s, detail::kSiteFields, where);
-    if (s.site.path.empty()) throw Error(where + ": \"path\" is missing");
-    // Reports written before sampling: every call traced, the traced time all of it, replayed as recorded.
-    const auto absent = [&](const char* key) {
-      const auto it = j.find(key);
-      return it == j.end() || it->is_null();
-    };
-    if (absent("traced_calls")) s.traced_calls = s.calls;
-    if (absent("traced_host_blocked_ms"))
-      s.traced_host_blocked_ms = s.calls > 0 ? s.host_blocked_ms * static_cast<double>(s.traced_calls) / static_cast<double>(s.calls)
-                                             : s.host_blocked_ms;
-    if (absent("replayed_blocked_ms")) s.replayed_blocked_ms = s.host_blocked_ms;
-    r.sites.push_back(std::move(s));
-  }
   return r;
+}
+
+// The same for report JSON text.
+template <typename Error>
+Report parse(std::string_view text, std::string_view source, std::string_view wrong_schema_hint = {}) {
+  return parse_input<Error>(text, source, wrong_schema_hint);
 }
 
 }  // namespace synclint::report_schema

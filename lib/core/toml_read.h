@@ -2,6 +2,7 @@
 // catalog loader (CatalogError) and the configuration loader (ConfigError).
 #pragma once
 
+#include <cctype>
 #include <set>
 #include <string>
 #include <string_view>
@@ -101,9 +102,72 @@ class TomlReader {
   std::string section_;
 };
 
+// toml++ recurses once per level of arrays, inline tables and dotted-key or table-header parts (it
+// overflows the stack near 50,000); deeper input is refused before it parses.
+inline constexpr std::size_t kMaxTomlNesting = 128;
+
+// The first line where brackets and dotted-key parts nest deeper than `limit`, or 0; strings and comments
+// are skipped.
+inline std::size_t toml_too_deep(std::string_view text, std::size_t limit) {
+  std::size_t line = 1, brackets = 0, dots = 0;
+  const auto skip_to = [&](std::size_t i, std::string_view end, bool escapes, bool multiline) {
+    for (; i < text.size(); ++i) {
+      if (escapes && text[i] == '\\') {
+        if (i + 1 < text.size() && text[i + 1] == '\n') ++line;
+        ++i;
+        continue;
+      }
+      if (text.compare(i, end.size(), end) == 0) return i + end.size() - 1;
+      if (text[i] == '\n') {
+        if (!multiline) return i - 1;  // unterminated: the line end is read by the caller
+        ++line;
+      }
+    }
+    return text.size();
+  };
+  // `dots`: parts of the dotted key being read; `outer`: those of the keys around the open brackets.
+  std::vector<std::size_t> outer;
+  std::size_t outer_dots = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool triple = text.compare(i, 3, std::string(3, c)) == 0;
+      i = skip_to(i + (triple ? 3 : 1), std::string(triple ? 3 : 1, c), c == '"', triple);
+    } else if (c == '[' || c == '{') {
+      outer.push_back(outer_dots);
+      outer_dots += dots;
+      ++brackets;
+      dots = 0;
+    } else if (c == ']' || c == '}') {
+      if (!outer.empty()) {
+        outer_dots = outer.back();
+        outer.pop_back();
+        --brackets;
+      }
+      dots = 0;
+    } else if (c == '.') {
+      ++dots;
+    } else if (c == '\n') {
+      ++line;
+      dots = 0;
+    } else if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != ' ' && c != '\t' &&
+               c != '=') {
+      dots = 0;
+    }
+    if (brackets + outer_dots + dots > limit) return line;
+  }
+  return 0;
+}
+
 // Parses TOML text; a syntax error becomes Error("file:line:col: invalid TOML: ...").
 template <class Error>
 toml::table parse_toml(std::string_view text, const std::string& file) {
+  if (const std::size_t line = toml_too_deep(text, kMaxTomlNesting)) {
+    throw Error(file + ":" + std::to_string(line) + ": invalid TOML: arrays, inline tables and dotted keys nest more than " +
+                std::to_string(kMaxTomlNesting) + " levels deep");
+  }
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

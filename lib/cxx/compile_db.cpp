@@ -8,6 +8,8 @@
 #include <set>
 #include <system_error>
 
+#include "core/json_reader.h"
+
 namespace synclint::cxx {
 namespace fs = std::filesystem;
 
@@ -57,23 +59,30 @@ CommandSource::Database* CommandSource::load(const fs::path& json) {
   if (is_blank_file(json)) throw DatabaseError(db->shown + ": empty compilation database (no JSON in it)");
   // Checked here first, for a message with the place of the mistake (and none from the YAML reader).
   // A relative "directory" is taken relative to the database's folder (so a database can be checked in).
-  std::string text;
+  std::string text = "[";
   try {
     std::ifstream in(json, std::ios::binary);
-    nlohmann::json parsed = nlohmann::json::parse(in);
-    if (!parsed.is_array()) throw DatabaseError(db->shown + ": malformed compilation database: not a JSON array");
-    for (nlohmann::json& entry : parsed) {
-      if (!entry.is_object() || !entry.contains("directory") || !entry["directory"].is_string()) continue;
-      const fs::path dir(entry["directory"].get<std::string>());
-      if (dir.is_relative()) entry["directory"] = (json.parent_path() / dir).lexically_normal().string();
-    }
-    text = parsed.dump();
+    json_reader::Options options;
+    options.streamed = {""};  // the entries one at a time: never a tree of the whole database
+    options.on_element = [&](const std::string&, std::size_t i, nlohmann::json&& entry) {
+      if (entry.is_object() && entry.contains("directory") && entry["directory"].is_string()) {
+        const fs::path dir(entry["directory"].get<std::string>());
+        if (dir.is_relative()) entry["directory"] = (json.parent_path() / dir).lexically_normal().string();
+      }
+      text += (i == 0 ? "" : ",") + entry.dump();
+    };
+    if (!json_reader::parse(in, options).is_array())
+      throw DatabaseError(db->shown + ": malformed compilation database: not a JSON array");
+  } catch (const json_reader::Error& e) {
+    throw DatabaseError(db->shown + ": malformed compilation database: " + e.what());
   } catch (const nlohmann::json::exception& e) {
     throw DatabaseError(db->shown + ": malformed compilation database: " + e.what());
   }
+  text += "]";
   std::string error;
   std::unique_ptr<clang::tooling::JSONCompilationDatabase> loaded = clang::tooling::JSONCompilationDatabase::loadFromBuffer(
       text, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  std::string().swap(text);  // the database keeps its own copy
   if (!loaded) throw DatabaseError(db->shown + ": malformed compilation database: " + error);
   for (const std::string& f : loaded->getAllFiles()) db->files.insert(fs::path(f).lexically_normal());
   if (db->files.empty()) throw DatabaseError(db->shown + ": the compilation database lists no files");

@@ -1,6 +1,8 @@
 #include "engine/discover.h"
 
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include <algorithm>
 #include <array>
@@ -44,6 +46,17 @@ namespace {
 
 using FileId = std::pair<dev_t, ino_t>;
 
+// A folder on a kernel file system (/proc, /sys and the like): reached through a link, it leads to every
+// process's working folder and root, and to files that never end.
+bool on_kernel_file_system(const fs::path& dir) {
+  struct statfs fs_info{};
+  if (::statfs(dir.c_str(), &fs_info) != 0) return false;
+  static constexpr std::array<unsigned long, 11> kKernel = {
+      PROC_SUPER_MAGIC, SYSFS_MAGIC,    DEVPTS_SUPER_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, CGROUP_SUPER_MAGIC,
+      CGROUP2_SUPER_MAGIC, SECURITYFS_MAGIC, BPF_FS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC};
+  return std::find(kKernel.begin(), kKernel.end(), static_cast<unsigned long>(fs_info.f_type)) != kKernel.end();
+}
+
 std::string display_of(const fs::path& p) {
   std::string s = p.lexically_normal().generic_string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
@@ -74,6 +87,7 @@ class Walker {
     if (S_ISDIR(st.st_mode)) {
       std::error_code ec;
       fs::path abs = fs::absolute(path, ec).lexically_normal();
+      note_folders_above(path);
       IgnoreStack ignores;
       ignores.push_parents(abs);
       ignores_ = &ignores;
@@ -94,6 +108,19 @@ class Walker {
 
   void error(std::string path, std::string message, bool fatal) {
     out_.errors.push_back(FileError{std::move(path), std::move(message), fatal, std::nullopt});
+  }
+
+  // The named folder's real location and every folder above it: a link to one of them (to "/", to "..")
+  // would walk the folder again from higher up, or the whole machine.
+  void note_folders_above(const fs::path& path) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(path, ec);
+    if (ec) return;
+    for (fs::path p = real;; p = p.parent_path()) {
+      struct stat st{};
+      if (::stat(p.c_str(), &st) == 0) above_.insert({st.st_dev, st.st_ino});
+      if (p == p.root_path() || !p.has_parent_path() || p.parent_path() == p) break;
+    }
   }
 
   void add_file(const fs::path& open_path, std::string display, Language lang, bool named,
@@ -131,7 +158,11 @@ class Walker {
 
   void visit(const std::string& name, const fs::path& child, const fs::path& abs) {
     struct stat link_st{}, st{};
-    if (::lstat(child.c_str(), &link_st) != 0) return;  // vanished meanwhile
+    if (::lstat(child.c_str(), &link_st) != 0) {
+      // Vanished meanwhile (ENOENT) is no news; anything else (a path longer than PATH_MAX) is said.
+      if (errno != ENOENT) error(display_of(child), "cannot access" + errno_suffix(errno) + "; skipped", false);
+      return;
+    }
     const bool is_link = S_ISLNK(link_st.st_mode);
     if (::stat(child.c_str(), &st) != 0) {
       const int err = errno;
@@ -146,8 +177,12 @@ class Walker {
     if (is_dir) {
       if (is_skipped_dir_name(name) || is_virtualenv(child)) return;
       if (ignores_->ignored(abs, true) || (excluded_ && excluded_(abs, true))) return;
-      if (ancestors_.count({st.st_dev, st.st_ino})) {
+      if (ancestors_.count({st.st_dev, st.st_ino}) || above_.count({st.st_dev, st.st_ino})) {
         error(display_of(child), "symbolic link loop (points to a folder above it); skipped", false);
+        return;
+      }
+      if (is_link && on_kernel_file_system(child)) {
+        error(display_of(child), "symbolic link into /proc, /sys or another kernel file system; skipped", false);
         return;
       }
       walk(child, abs, st);
@@ -169,6 +204,7 @@ class Walker {
   std::set<FileId> files_;
   std::set<FileId> dirs_;
   std::set<FileId> ancestors_;
+  std::set<FileId> above_;  // named folders and the folders above them
 };
 
 }  // namespace

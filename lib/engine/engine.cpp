@@ -1,6 +1,9 @@
 #include "engine/engine.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -106,6 +109,16 @@ fs::path absolute_normal(const fs::path& p) {
   return (ec ? p : abs).lexically_normal();
 }
 
+// A file found by the walk that is no longer a regular file: deleted, replaced by a folder or a FIFO, or
+// its folder replaced by a file, while the run was under way. Its absence is no error (it was never named);
+// a file that is there but cannot be read still is.
+bool gone_since_found(const Candidate& c) {
+  if (c.named) return false;
+  struct stat st{};
+  if (::stat(c.open_path.c_str(), &st) != 0) return errno == ENOENT || errno == ENOTDIR;
+  return !S_ISREG(st.st_mode);
+}
+
 struct ReadFile {
   const Candidate* candidate = nullptr;
   std::shared_ptr<const Config> config;
@@ -179,6 +192,7 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
   const std::size_t total = files.size();
   if (progress) progress(0, total);
 
+  if (options.after_discovery) options.after_discovery();
   std::vector<std::optional<FileError>> read_errors(files.size());
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     const Candidate& c = *files[i].candidate;
@@ -186,7 +200,9 @@ Report run_check(const CheckOptions& options, const ProgressFn& progress) {
     if (auto* text = std::get_if<std::string>(&result))
       files[i].text = std::move(*text);
     else
-      read_errors[i] = std::move(std::get<FileError>(result));
+      read_errors[i] = gone_since_found(c) ? FileError{c.path, "deleted or replaced (no longer a regular file) after it "
+                                                               "was found; skipped", false, std::nullopt}
+                                           : std::move(std::get<FileError>(result));
   });
 
   // One project per configuration and language: every file under one configuration root is analysed

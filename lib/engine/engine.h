@@ -42,6 +42,9 @@ struct CheckOptions {
   std::optional<std::vector<std::string>> select;
   std::vector<std::string> ignore;
   CxxOptions cxx;                            // C++ sources only
+  // Called once the files are found and before any is read (tests change the tree there, as a user
+  // editing files during a run would).
+  std::function<void()> after_discovery;
 };
 
 // Progress: files done, files total (called from worker threads, serialised).

@@ -17,8 +17,10 @@ std::vector<Finding> finish_findings(Language lang, const std::string& path, std
     findings.insert(findings.end(), std::make_move_iterator(unused.begin()), std::make_move_iterator(unused.end()));
   }
   std::vector<Finding> kept;
+  if (findings.empty()) return kept;
+  const std::vector<std::string> file_ignored = config.per_file_ignored(config_path);
   for (Finding& f : findings) {
-    if (!config.rule_enabled(f.rule_id, config_path)) continue;
+    if (!config.rule_enabled(f.rule_id, file_ignored)) continue;
     f.severity = config.severity_for(f.rule_id, f.severity);
     kept.push_back(std::move(f));
   }

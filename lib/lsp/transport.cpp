@@ -6,6 +6,8 @@
 #include <optional>
 #include <ostream>
 
+#include "core/json_reader.h"
+
 namespace synclint::lsp {
 
 namespace {
@@ -78,8 +80,11 @@ Incoming Transport::read() {
                  " bytes the Content-Length announced");
   }
   Incoming in;
-  in.message = nlohmann::json::parse(body, nullptr, false);
-  if (in.message.is_discarded()) return error("the message body is not valid JSON");
+  try {
+    in.message = json_reader::parse(body);  // nesting bounded: replies and logs dump parts of it
+  } catch (const json_reader::Error&) {
+    return error("the message body is not valid JSON");
+  }
   in.kind = Incoming::Kind::Message;
   return in;
 }

@@ -15,6 +15,8 @@
 #include <cstring>
 #if SYNCLINT_HAVE_MIMALLOC
 #include <mimalloc.h>
+#else
+#include <malloc.h>
 #endif
 #include <mutex>
 #include <string>
@@ -200,10 +202,26 @@ static_assert(same_flag(SyntaxTree::Named, SYNCLINT_NAMED) && same_flag(SyntaxTr
               same_flag(SyntaxTree::Extra, SYNCLINT_EXTRA) && same_flag(SyntaxTree::Last, SYNCLINT_LAST) &&
               SyntaxTree::kManyChildren == SYNCLINT_MANY_CHILDREN);
 
+namespace {
+// Bytes of tree-sitter's blocks allocated on this thread less those freed on it: the memory a parse holds.
+thread_local std::int64_t tree_bytes = 0;
+}  // namespace
+
+std::size_t Parser::memory_limit_bytes() {
+  static const std::size_t limit = [] {
+    const char* text = std::getenv("SYNCLINT_PARSE_MEMORY_MB");
+    const long long mb = text != nullptr ? std::atoll(text) : 0;
+    return static_cast<std::size_t>(mb > 0 ? mb : kParseMemoryMB) << 20;
+  }();
+  return limit;
+}
+
 struct Parser::Impl {
   TSParser* parser = nullptr;
   std::int64_t deadline_ns = 0;  // this thread's processor time at which the parse gives up
+  std::int64_t bytes_limit = 0;  // tree_bytes at which it gives up
   bool over_budget = false;
+  bool over_memory = false;
   unsigned calls = 0;  // progress callbacks since the clock was last read
   ~Impl() {
     if (parser) ts_parser_delete(parser);
@@ -248,14 +266,18 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
   impl_->deadline_ns = thread_cpu_ns() + static_cast<std::int64_t>(seconds * 1e9);
   impl_->over_budget = false;
   impl_->calls = 0;
+  impl_->over_memory = false;
+  impl_->bytes_limit = tree_bytes + static_cast<std::int64_t>(memory_limit_bytes());
   TSParseOptions options{};
   options.payload = impl_.get();
   // Called by tree-sitter about every 100 parser operations; the thread's clock is a system call, so it
-  // is read on every 32nd call only (a few thousand operations, well under a millisecond).
+  // is read on every 32nd call only (a few thousand operations, well under a millisecond). The memory
+  // count is a thread-local integer, checked every time.
   options.progress_callback = [](TSParseState* state) {
     auto* self = static_cast<Impl*>(state->payload);
     if (++self->calls % 32 == 0) self->over_budget = self->over_budget || thread_cpu_ns() > self->deadline_ns;
-    return self->over_budget;
+    self->over_memory = self->over_memory || tree_bytes > self->bytes_limit;
+    return self->over_budget || self->over_memory;
   };
   TSTree* ts_tree = ts_parser_parse_with_options(
       impl_->parser, nullptr, TSInput{&input, &StringInput::read, TSInputEncodingUTF8, nullptr}, options);
@@ -264,7 +286,11 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
     if (error) {
       char limit[32];
       std::snprintf(limit, sizeof limit, "%.1f", seconds);
-      *error = impl_->over_budget
+      *error = impl_->over_memory
+                   ? "the parser gave up when its syntax tree passed " + std::to_string(memory_limit_bytes() >> 20) +
+                         " MB (the limit for one file, SYNCLINT_PARSE_MEMORY_MB; ordinary code takes about 60 bytes "
+                         "per byte of source, very long lines more); the file is skipped"
+               : impl_->over_budget
                    ? std::string("the parser gave up after ") + limit +
                          " s of processor time (tree-sitter's error recovery grows quadratically on some broken "
                          "input, such as an unclosed bracket before thousands of statements); the file is skipped"
@@ -396,17 +422,32 @@ void raw_free(void* p) { std::free(p); }
 void* raw_realloc(void* p, std::size_t size) { return std::realloc(p, size); }
 #endif
 
+#if SYNCLINT_HAVE_MIMALLOC
+std::size_t block_size(void* p) { return mi_usable_size(p); }
+#else
+std::size_t block_size(void* p) { return malloc_usable_size(p); }
+#endif
+
 // Out of memory aborts, as tree-sitter's default allocator does.
-void* checked(void* p) {
+void* counted(void* p) {
   if (p == nullptr) std::abort();
+  tree_bytes += static_cast<std::int64_t>(block_size(p));
   return p;
 }
-void* allocate(std::size_t size) { return checked(raw_malloc(std::max<std::size_t>(size, 1))); }
-void* zeroed(std::size_t n, std::size_t size) { return checked(raw_calloc(std::max<std::size_t>(n, 1), std::max<std::size_t>(size, 1))); }
+void* allocate(std::size_t size) { return counted(raw_malloc(std::max<std::size_t>(size, 1))); }
+void* zeroed(std::size_t n, std::size_t size) { return counted(raw_calloc(std::max<std::size_t>(n, 1), std::max<std::size_t>(size, 1))); }
 void release(void* p) {
-  if (p != nullptr) raw_free(p);
+  if (p == nullptr) return;
+  tree_bytes -= static_cast<std::int64_t>(block_size(p));
+  raw_free(p);
 }
-void* resize(void* p, std::size_t size) { return checked(raw_realloc(p, std::max<std::size_t>(size, 1))); }
+void* resize(void* p, std::size_t size) {
+  const std::size_t old = p != nullptr ? block_size(p) : 0;
+  void* q = raw_realloc(p, std::max<std::size_t>(size, 1));
+  if (q == nullptr) std::abort();
+  tree_bytes += static_cast<std::int64_t>(block_size(q)) - static_cast<std::int64_t>(old);
+  return q;
+}
 }  // namespace
 
 void use_tree_allocator() {

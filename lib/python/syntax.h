@@ -90,8 +90,13 @@ class Parser {
   // open bracket followed by thousands of statements), and one such file must not stall a run. Ordinary
   // code parses at more than 10 MB/s.
   std::unique_ptr<SyntaxTree> parse(std::string_view text, std::string* error = nullptr);
+  // It gives up too when tree-sitter's memory for it passes memory_limit_bytes(): kParseMemoryMB, or
+  // SYNCLINT_PARSE_MEMORY_MB from the environment (ordinary code needs about 60 bytes per byte of source,
+  // a long line of list items 250).
   static constexpr double kParseSecondsBase = 2.0;
   static constexpr double kParseSecondsPerMB = 1.0;
+  static constexpr std::size_t kParseMemoryMB = 2048;
+  static std::size_t memory_limit_bytes();
 
  private:
   std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error);

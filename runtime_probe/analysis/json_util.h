@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/stream_io.h"
+#include "core/json_reader.h"
 
 namespace synclint::probe::detail {
 
@@ -19,8 +20,8 @@ std::string dump_json(const Json& value, int indent = -1) {
 
 inline nlohmann::json parse_json_document(std::string_view text, const std::string& source) {
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
+    return json_reader::parse(text);
+  } catch (const json_reader::Error& e) {
     throw ProbeError(source + ": not valid JSON: " + e.what());
   }
 }

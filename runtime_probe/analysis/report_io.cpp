@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <tuple>
 
@@ -28,7 +29,11 @@ ProbeReport parse_report(std::string_view text, std::string_view source) {
   return report_schema::parse<ProbeError>(text, source);
 }
 
-ProbeReport read_report(const std::filesystem::path& file) { return parse_report(read_text_file(file), file.string()); }
+ProbeReport read_report(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProbeError(file.string() + ": cannot open for reading");
+  return report_schema::parse_input<ProbeError>(in, file.string());
+}
 
 void write_report(const ProbeReport& report, const std::filesystem::path& file) {
   write_text_file(file, report_to_json(report));

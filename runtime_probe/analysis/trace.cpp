@@ -138,12 +138,7 @@ std::string merge_traces(const std::vector<std::string>& documents) {
   std::vector<json> docs;
   std::uint64_t origin = std::numeric_limits<std::uint64_t>::max();
   for (std::size_t i = 0; i < documents.size(); ++i) {
-    json doc;
-    try {
-      doc = json::parse(documents[i]);
-    } catch (const json::exception& e) {
-      throw ProbeError("trace " + std::to_string(i + 1) + ": not valid JSON: " + e.what());
-    }
+    json doc = detail::parse_json_document(documents[i], "trace " + std::to_string(i + 1));
     if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
       throw ProbeError("trace " + std::to_string(i + 1) + ": not a trace-event document (no traceEvents array)");
     if (auto o = origin_of(doc)) origin = std::min(origin, *o);

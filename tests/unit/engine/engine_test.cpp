@@ -2,7 +2,10 @@
 // configuration and the per-file errors for bad input.
 #include "engine/engine.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -220,6 +223,46 @@ TEST_F(EngineTest, ChecksEveryFileOfTheTreeOnce) {
   Report r = check({"a", "a/b/two.py"});
   EXPECT_EQ(r.files_checked, 2u);
   EXPECT_THAT(r.checked_paths, ::testing::ElementsAre("a/b/two.py", "a/one.py"));
+}
+
+// Files changed between the walk and the reads (as a user editing during a run would): deleted, replaced
+// by a folder or a FIFO, their folder replaced by a file. A walked file that is gone is a warning, not
+// an error; the others are still checked.
+TEST_F(EngineTest, FilesGoneBetweenTheWalkAndTheReadsAreWarnings) {
+  t.write("proj/train.py", kTrain);
+  t.write("proj/deleted.py", "x = 1\n");
+  t.write("proj/to_folder.py", "x = 1\n");
+  t.write("proj/to_fifo.py", "x = 1\n");
+  t.write("proj/sub/inner.py", "x = 1\n");
+  CheckOptions o;
+  o.after_discovery = [] {
+    namespace fs = std::filesystem;
+    fs::remove("proj/deleted.py");
+    fs::remove("proj/to_folder.py");
+    fs::create_directory("proj/to_folder.py");
+    fs::remove("proj/to_fifo.py");
+    ASSERT_EQ(::mkfifo("proj/to_fifo.py", 0600), 0);
+    fs::remove_all("proj/sub");
+    std::ofstream("proj/sub") << "now a file\n";
+  };
+  Report r = check({"proj"}, o);
+  for (const char* gone : {"proj/deleted.py", "proj/to_folder.py", "proj/to_fifo.py", "proj/sub/inner.py"}) {
+    ASSERT_NE(error_for(r, gone), nullptr) << gone;
+    EXPECT_FALSE(error_for(r, gone)->fatal) << gone;
+    EXPECT_THAT(error_for(r, gone)->message, HasSubstr("after it was found")) << gone;
+  }
+  EXPECT_EQ(r.files_checked, 1u);
+  EXPECT_THAT(ids_at(r, "proj/train.py", 10), ::testing::Contains("SYNC001"));
+}
+
+// A file named on the command line that is gone by the time it is read stays an error.
+TEST_F(EngineTest, NamedFileGoneBeforeItsReadIsAnError) {
+  t.write("train.py", kTrain);
+  CheckOptions o;
+  o.after_discovery = [] { std::filesystem::remove("train.py"); };
+  Report r = check({"train.py"}, o);
+  ASSERT_NE(error_for(r, "train.py"), nullptr);
+  EXPECT_TRUE(error_for(r, "train.py")->fatal);
 }
 
 }  // namespace
