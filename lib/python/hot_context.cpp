@@ -113,6 +113,22 @@ bool Walker::once_only(Node c, int depth, bool exit) const {
   }
 }
 
+bool Walker::change_guard(Node c, Node body) const {
+  c = strip_parens(c);
+  if (kind(c) != K::ComparisonOperator || named_count(c) != 2 || null(body)) return false;
+  for (Node op : children(c))
+    if (!is_named(op) && text(op) != "!=") return false;
+  const std::string_view a = text(strip_parens(named(c, 0))), b = text(strip_parens(named(c, 1)));
+  for (Node s : named_children(body)) {
+    if (kind(s) != K::ExpressionStatement || named_count(s) == 0) continue;
+    Node as = named(s, 0);
+    if (kind(as) != K::Assignment) continue;
+    const std::string_view l = text(field(as, "left")), r = text(strip_parens(field(as, "right")));
+    if ((l == b && r == a) || (l == a && r == b)) return true;
+  }
+  return false;
+}
+
 HotInfo Walker::hot_info(bool lexical_only) const {
   HotInfo h;
   long reads = 1;

@@ -287,6 +287,11 @@ Value Walker::attribute(Node n) {
       return v;
     }
   }
+  // Options parsed from the command line or a config file (`args.lr`, `cfg.w_max`) are Python values.
+  if (recv.kind == VK::Unknown && kind(obj) == K::Identifier && options_name(text(obj))) {
+    Value v = lib_.attribute(recv, name);
+    return v.kind == VK::Unknown ? Value::host() : v;
+  }
   return lib_.attribute(recv, name);
 }
 
