@@ -268,6 +268,11 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
   if (Value n = gradient_norm(ci, last); n.kind != VK::Unknown) return n;
   if (moves_to_device(last)) return Value::device(Confidence::Medium);
   if (Value s = noise_schedule(q); s.kind != VK::Unknown) return s;
+  if (q.starts_with("torchmetrics.") && upper) {  // a metric: a module that accumulates on its inputs' device
+    Value v = Value::of(VK::Module, Confidence::Medium);
+    v.name = "torchmetrics";
+    return v;
+  }
   if (q.starts_with("torch.")) {
     if (q == "torch.device") {
       if (a0 && a0->value.kind == VK::DeviceSpec) return a0->value;
@@ -529,6 +534,8 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
         return v;
       }
       if (module_method(m)) return rv;
+      // A torchmetrics metric's result: its states live where the training values that update it do.
+      if (rv.name == "torchmetrics" && one_of(m, {"compute", "forward"})) return Value::device(Confidence::Medium);
       if (one_of(m, {"state_dict", "modules", "children", "named_modules", "zero_grad", "register_buffer",
                      "load_state_dict", "register_forward_hook"}))
         return {};
@@ -622,7 +629,7 @@ Value LibraryModel::attribute(const Value& recv, std::string_view name) const {
         m.cuda = recv.cuda;
         return m;
       }
-      return {};
+      return contains_ci(name, "loader") ? Value::of(VK::Loader, Confidence::Medium) : Value{};
     }
     case VK::NoiseSchedule:  // its tables stay on the CPU (diffusers keeps them there); the rest is config
       if (one_of(name, {"sigmas", "timesteps", "alphas_cumprod", "alphas", "betas", "alpha_t", "sigma_t",
