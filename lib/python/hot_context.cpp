@@ -166,6 +166,10 @@ HotInfo Walker::hot_info(bool lexical_only) const {
   }
   if (!h.in_loop) {
     h.heat = lexical_only ? Heat::Cold : p_.heat[func_].heat;
+  } else if (!lexical_only && !h.periodic && h.heat == Heat::Hot && p_.heat[func_].heat == Heat::Periodic) {
+    // A loop of a function called at logging intervals (a sample generation every N steps) runs then too.
+    h.heat = Heat::Periodic;
+    h.periodic_caller = true;
   }
   if (h.periodic && h.heat == Heat::Hot) h.heat = Heat::Periodic;
   if (h.multiplied) h.reads = reads_known ? reads : -1;
@@ -230,7 +234,7 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
     related.push_back({src_.range(h.loop), "inside loop at " + loop_at});
   }
   std::string called;
-  if (!h.in_loop && h.heat != Heat::Cold) chain(func_, called, related, h.heat);
+  if ((!h.in_loop || h.periodic_caller) && h.heat != Heat::Cold) chain(func_, called, related, h.heat);
   switch (h.heat) {
     case Heat::Hot:
       if (h.in_loop) s = (reads.empty() ? "every step" : reads) + " of the loop at " + loop_at;
@@ -242,7 +246,7 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
       if (h.periodic) s += " (periodic guard at " + where(h.guard) + ")";
       if (!reads.empty()) s += ", " + reads;
       if (h.in_loop) s += " of the loop at " + loop_at;
-      else if (!called.empty()) s += ": " + called;
+      if ((!h.in_loop || h.periodic_caller) && !called.empty()) s += ": " + called;
       break;
     case Heat::Epoch:
       s = "once per epoch";

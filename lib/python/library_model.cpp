@@ -274,6 +274,10 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
     return v;
   }
   if (q.starts_with("torch.")) {
+    // Wrappers that run the module they get (compiled, data-parallel): its class, methods and device.
+    if (a0 && a0->value.kind == VK::Module &&
+        one_of(last, {"compile", "DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"}))
+      return a0->value;
     if (q == "torch.device") {
       if (a0 && a0->value.kind == VK::DeviceSpec) return a0->value;
       Value v = Value::of(VK::DeviceSpec, Confidence::Medium);

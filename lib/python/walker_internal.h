@@ -43,6 +43,7 @@ struct HotInfo {
   bool multiplied = false;
   bool params = false;
   long reads = 1;  // -1 unknown
+  bool periodic_caller = false;  // a loop in a function that only runs at logging intervals
 };
 
 struct TimerState {
