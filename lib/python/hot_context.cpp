@@ -113,6 +113,22 @@ bool Walker::once_only(Node c, int depth, bool exit) const {
   }
 }
 
+bool Walker::change_guard(Node c, Node body) const {
+  c = strip_parens(c);
+  if (kind(c) != K::ComparisonOperator || named_count(c) != 2 || null(body)) return false;
+  for (Node op : children(c))
+    if (!is_named(op) && text(op) != "!=") return false;
+  const std::string_view a = text(strip_parens(named(c, 0))), b = text(strip_parens(named(c, 1)));
+  for (Node s : named_children(body)) {
+    if (kind(s) != K::ExpressionStatement || named_count(s) == 0) continue;
+    Node as = named(s, 0);
+    if (kind(as) != K::Assignment) continue;
+    const std::string_view l = text(field(as, "left")), r = text(strip_parens(field(as, "right")));
+    if ((l == b && r == a) || (l == a && r == b)) return true;
+  }
+  return false;
+}
+
 HotInfo Walker::hot_info(bool lexical_only) const {
   HotInfo h;
   long reads = 1;
@@ -150,6 +166,10 @@ HotInfo Walker::hot_info(bool lexical_only) const {
   }
   if (!h.in_loop) {
     h.heat = lexical_only ? Heat::Cold : p_.heat[func_].heat;
+  } else if (!lexical_only && !h.periodic && h.heat == Heat::Hot && p_.heat[func_].heat == Heat::Periodic) {
+    // A loop of a function called at logging intervals (a sample generation every N steps) runs then too.
+    h.heat = Heat::Periodic;
+    h.periodic_caller = true;
   }
   if (h.periodic && h.heat == Heat::Hot) h.heat = Heat::Periodic;
   if (h.multiplied) h.reads = reads_known ? reads : -1;
@@ -214,7 +234,7 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
     related.push_back({src_.range(h.loop), "inside loop at " + loop_at});
   }
   std::string called;
-  if (!h.in_loop && h.heat != Heat::Cold) chain(func_, called, related, h.heat);
+  if ((!h.in_loop || h.periodic_caller) && h.heat != Heat::Cold) chain(func_, called, related, h.heat);
   switch (h.heat) {
     case Heat::Hot:
       if (h.in_loop) s = (reads.empty() ? "every step" : reads) + " of the loop at " + loop_at;
@@ -226,7 +246,7 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
       if (h.periodic) s += " (periodic guard at " + where(h.guard) + ")";
       if (!reads.empty()) s += ", " + reads;
       if (h.in_loop) s += " of the loop at " + loop_at;
-      else if (!called.empty()) s += ": " + called;
+      if ((!h.in_loop || h.periodic_caller) && !called.empty()) s += ": " + called;
       break;
     case Heat::Epoch:
       s = "once per epoch";

@@ -74,6 +74,10 @@ bool interval_test_name(std::string_view name) {
                        "is_log_step", "every_n_steps", "every_n_iters"});
 }
 
+bool options_name(std::string_view name) {
+  return one_of(name, {"args", "opt", "opts", "cfg", "hparams", "flags", "FLAGS"});
+}
+
 bool contains_ci(std::string_view hay, std::string_view needle) {
   if (needle.empty()) return true;
   if (needle.size() > hay.size()) return false;
@@ -263,7 +267,17 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
   const bool upper = !last.empty() && std::isupper(static_cast<unsigned char>(last[0]));
   if (Value n = gradient_norm(ci, last); n.kind != VK::Unknown) return n;
   if (moves_to_device(last)) return Value::device(Confidence::Medium);
+  if (Value s = noise_schedule(q); s.kind != VK::Unknown) return s;
+  if (q.starts_with("torchmetrics.") && upper) {  // a metric: a module that accumulates on its inputs' device
+    Value v = Value::of(VK::Module, Confidence::Medium);
+    v.name = "torchmetrics";
+    return v;
+  }
   if (q.starts_with("torch.")) {
+    // Wrappers that run the module they get (compiled, data-parallel): its class, methods and device.
+    if (a0 && a0->value.kind == VK::Module &&
+        one_of(last, {"compile", "DistributedDataParallel", "DataParallel", "FullyShardedDataParallel"}))
+      return a0->value;
     if (q == "torch.device") {
       if (a0 && a0->value.kind == VK::DeviceSpec) return a0->value;
       Value v = Value::of(VK::DeviceSpec, Confidence::Medium);
@@ -311,8 +325,10 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
                                                            "ge", "le", "any", "all"});
       return Value::device(c, mask);
     }
+    // Host tensors in (also as a list, `torch.cat([a, b])`), host tensor out.
     for (const Arg& a : ci.args)
-      if (a.value.kind == VK::HostTensor) return Value::of(VK::HostTensor);
+      if (a.value.kind == VK::HostTensor || (a.value.kind == VK::Container && a.value.element().kind == VK::HostTensor))
+        return Value::of(VK::HostTensor);
     return {};
   }
   if (q.starts_with("numpy.")) return Value::of(VK::HostTensor);
@@ -410,6 +426,31 @@ Value LibraryModel::gradient_norm(const CallInfo& ci, std::string_view name) {
   return Value::device(Confidence::Medium);
 }
 
+Value LibraryModel::noise_schedule(std::string_view q) {
+  if (!q.starts_with("diffusers.")) return {};
+  std::string_view cls = q;
+  if (const std::string_view m = last_part(q); m == "from_pretrained" || m == "from_config")
+    cls = q.substr(0, q.size() - m.size() - 1);
+  cls = last_part(cls);
+  if (!cls.ends_with("Scheduler") || cls.size() == 9) return {};
+  Value v = Value::of(VK::NoiseSchedule);
+  v.name = cls;
+  return v;
+}
+
+// A method of a diffusers noise scheduler: `add_noise`, `step`, `scale_model_input`, `get_velocity` compute
+// on their tensor arguments' device (the scheduler copies what it needs); the rest (`set_timesteps`,
+// `save_pretrained`) are host calls.
+Value LibraryModel::schedule_method(const CallInfo& ci) {
+  if (!one_of(ci.method, {"add_noise", "step", "scale_model_input", "get_velocity", "add_noise_to_input"}))
+    return Value::host();
+  Confidence c;
+  if (device_argument(ci, c)) return Value::device(c);
+  for (const Arg& a : ci.args)
+    if (a.value.kind == VK::HostTensor) return Value::of(VK::HostTensor, a.value.conf);
+  return {};
+}
+
 Value LibraryModel::placed(const CallInfo& ci, Placement place) const {
   std::vector<Value> out;
   for (const Arg& a : ci.args) {
@@ -497,6 +538,8 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
         return v;
       }
       if (module_method(m)) return rv;
+      // A torchmetrics metric's result: its states live where the training values that update it do.
+      if (rv.name == "torchmetrics" && one_of(m, {"compute", "forward"})) return Value::device(Confidence::Medium);
       if (one_of(m, {"state_dict", "modules", "children", "named_modules", "zero_grad", "register_buffer",
                      "load_state_dict", "register_forward_hook"}))
         return {};
@@ -520,6 +563,7 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
       if (m == "scale") return ci.positional(0) ? ci.positional(0)->value : Value{};
       return Value::host();
     case VK::Stream: return m == "record_event" ? Value::of(VK::Stream) : Value::host();
+    case VK::NoiseSchedule: return schedule_method(ci);
     case VK::Logger: return Value::host();
     case VK::Host:
     case VK::DeviceSpec: return Value::host();
@@ -589,8 +633,13 @@ Value LibraryModel::attribute(const Value& recv, std::string_view name) const {
         m.cuda = recv.cuda;
         return m;
       }
-      return {};
+      return contains_ci(name, "loader") ? Value::of(VK::Loader, Confidence::Medium) : Value{};
     }
+    case VK::NoiseSchedule:  // its tables stay on the CPU (diffusers keeps them there); the rest is config
+      if (one_of(name, {"sigmas", "timesteps", "alphas_cumprod", "alphas", "betas", "alpha_t", "sigma_t",
+                        "lambda_t", "final_alpha_cumprod", "log_sigmas"}))
+        return Value::of(VK::HostTensor, recv.conf);
+      return Value::host();
     case VK::Optimizer:
     case VK::Scaler:
     case VK::Loader:

@@ -31,6 +31,7 @@ bool loader_name(std::string_view name);           // a name that holds a data l
 bool batch_source_name(std::string_view name);     // a loop over it is the batch loop of an epoch loop
 bool tensor_callable_name(std::string_view name);  // an unknown callable that looks like a model or a loss
 bool interval_test_name(std::string_view name);    // a library's "is this a logging step" test (should_log)
+bool options_name(std::string_view name);          // parsed options: args, opt, cfg, hparams
 
 // Does the call have arguments, all of them plain Python values (numbers, strings, bools)? A module fed
 // only those computes a summary or a host result (a FLOP estimate, a prompt's images), not a GPU output.
@@ -72,6 +73,10 @@ class LibraryModel {
   // The values a launcher's wrapping call gives back: models on the device, loaders of GPU batches.
   Value placed(const CallInfo& ci, Placement place) const;
   static Value gradient_norm(const CallInfo& ci, std::string_view name);
+  // A diffusers noise scheduler built from its class (`DDPMScheduler(...)`, `.from_pretrained`,
+  // `.from_config`), else unknown.
+  static Value noise_schedule(std::string_view q);
+  static Value schedule_method(const CallInfo& ci);
   int torch_module_parameters(const CallInfo& ci, std::string_view layer) const;
 
   const Catalog& catalog_;

@@ -29,6 +29,7 @@ enum class VK : std::uint8_t {
   ModuleRef,   // an imported module or external symbol (name = canonical dotted name)
   FuncRef,     // a project function (id)
   ClassRef,    // a project class (id)
+  NoiseSchedule,  // a diffusers noise scheduler (name = its class): CPU tables, computes on its inputs' device
 };
 
 struct Value {

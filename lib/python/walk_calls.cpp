@@ -216,6 +216,13 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
       if (a->kind == VK::FuncRef && a->id >= 0) return project_call(a->id, ci, false, work, syncs);
     }
   }
+  if (rv.kind == VK::ClassRef && rv.id >= 0) {  // `Model.from_checkpoint(path)`: a classmethod, or static
+    const int target = p_.find_method(rv.id, m);
+    if (target >= 0) {
+      const FuncInfo& fi = p_.funcs[target];
+      return project_call(target, ci, !fi.params.empty() && fi.params[0] == "cls", work, syncs);
+    }
+  }
   return lib_.method_call(ci, work);
 }
 

@@ -100,6 +100,16 @@ Value Walker::expr_inner(Node n) {
       (void)cond(named(n, 1));
       Value a = expr(named(n, 0));
       Value b = expr(named(n, 2));
+      // `x.device if on_gpu else "cpu"`: a device picked at run time, the GPU when there is one.
+      auto cpu_literal = [&](Node e, const Value& v) {
+        return v.kind == VK::DeviceSpec && !v.cuda && kind(strip_parens(e)) == K::String;
+      };
+      const bool ca = cpu_literal(named(n, 0), a), cb = cpu_literal(named(n, 2), b);
+      if (ca != cb && !(ca ? b : a).host_like() && (ca ? b : a).kind != VK::DeviceSpec) {
+        Value d = Value::of(VK::DeviceSpec, Confidence::Medium);
+        d.cuda = true;
+        return d;
+      }
       return join(a, b);
     }
     case K::ParenthesizedExpression:
@@ -162,6 +172,7 @@ Value Walker::expr_inner(Node n) {
       else if (cur.kind == VK::Container) v = Value::container({join(cur.element(), r.element())}, false);
       else if (cur.kind == VK::Host && r.kind == VK::Host) v = Value::host(cur.number && r.number);
       else if (cur.kind == VK::Timer) v = cur;
+      else if (cur.kind == VK::HostTensor) v = cur;  // in place: a CPU tensor stays on the CPU
       if (kind(strip_parens(left)) == K::Subscript) {
         const std::string key = path_key(field(strip_parens(left), "value"));
         if (!key.empty()) {
@@ -178,6 +189,16 @@ Value Walker::expr_inner(Node n) {
       Value v = expr(field(n, "value"));
       assign(field(n, "name"), v);
       return v;
+    }
+    case K::Yield: {
+      // A generator: what its callers iterate (or take with next()) is what it yields.
+      if (named_count(n) == 0 || text(n).starts_with("yield from")) return {};
+      Value v = expr(named(n, 0));
+      FuncSummary& s = sum();
+      const Value gen = Value::container({v}, false);
+      s.ret = s.returns ? join(s.ret, gen) : gen;
+      s.returns = true;
+      return {};
     }
     case K::Await:
     case K::ListSplat:
@@ -278,7 +299,9 @@ Value Walker::attribute(Node n) {
   Value recv = expr(obj);
   if (recv.kind == VK::ModuleRef) return module_attr(recv, name);
   if ((recv.kind == VK::Module || recv.kind == VK::Instance) && recv.id >= 0) {
-    if (const Value* a = class_attr(recv.id, std::string(name))) {
+    // `self.dataloader` of a trainer object, set from something unknown: a data loader.
+    const bool loader = recv.kind == VK::Instance && contains_ci(name, "loader");
+    if (const Value* a = class_attr(recv.id, std::string(name)); a && (a->kind != VK::Unknown || !loader)) {
       Value v = *a;
       if (recv.kind == VK::Module && recv.cuda && (v.kind == VK::Module || v.kind == VK::HostTensor)) {
         v.kind = v.kind == VK::HostTensor ? VK::Device : VK::Module;
@@ -286,6 +309,11 @@ Value Walker::attribute(Node n) {
       }
       return v;
     }
+  }
+  // Options parsed from the command line or a config file (`args.lr`, `cfg.w_max`) are Python values.
+  if (recv.kind == VK::Unknown && kind(obj) == K::Identifier && options_name(text(obj))) {
+    Value v = lib_.attribute(recv, name);
+    return v.kind == VK::Unknown ? Value::host() : v;
   }
   return lib_.attribute(recv, name);
 }

@@ -120,7 +120,19 @@ void Walker::stmt(Node n) {
         else if (k == K::ExceptClause || k == K::FinallyClause || k == K::ElseClause) stmt(c);
       }
       break;
-    case K::FunctionDefinition: break;  // walked on its own
+    case K::FunctionDefinition: {
+      // Walked on its own; a function defined inside this one is called by its name from here on.
+      if (in_module_ || p_.funcs[func_].module_body) break;
+      for (int fn : f_.funcs)
+        if (p_.funcs[fn].parent == func_ && node_id(p_.funcs[fn].node) == node_id(n)) {
+          Value v = Value::of(VK::FuncRef);
+          v.id = fn;
+          v.name = p_.funcs[fn].name;
+          env_[p_.funcs[fn].name] = v;
+          break;
+        }
+      break;
+    }
     case K::ClassDefinition: {
       // Class bodies run once at import: walk their statements (methods are walked on their own).
       Node body = field(n, "body");
@@ -242,9 +254,11 @@ void Walker::if_stmt(Node n) {
   Node cons = field(n, "consequence");
   const Node last = null(cons) || named_count(cons) == 0 ? Node{} : named(cons, named_count(cons) - 1);
   const bool exits = !null(last) && kind(last) == K::BreakStatement;
-  if (pk == Periodic::None && !null(cons) && (once_only(condition, 0, exits) || ends_process(last))) {
+  if (pk == Periodic::None && !null(cons) &&
+      (once_only(condition, 0, exits) || ends_process(last) || change_guard(condition, cons))) {
     // Once-only: `if step == 0:`, `if i == warmup_steps:`, `if step >= max_steps: ... break`; or the
-    // failure path that ends the program (`sys.exit(1)`), like a `raise`.
+    // failure path that ends the program (`sys.exit(1)`), like a `raise`; or a block that runs when a
+    // value changes and records the new one.
     Frame once;
     once.kind = Frame::Kind::Cold;
     once.node = condition;

@@ -53,7 +53,8 @@ void Walker::bind_params(const FuncInfo& fi) {
     const std::string& name = fi.params[i];
     Value v;
     if (i == 0 && fi.bound_first && fi.cls >= 0) {
-      v = Value::of(p_.classes[fi.cls].is_module ? VK::Module : VK::Instance);
+      // `cls` of a classmethod is the class itself: `cls(...)` builds an instance.
+      v = Value::of(name == "cls" ? VK::ClassRef : p_.classes[fi.cls].is_module ? VK::Module : VK::Instance);
       v.id = fi.cls;
       env_[name] = v;
       continue;

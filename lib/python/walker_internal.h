@@ -43,6 +43,7 @@ struct HotInfo {
   bool multiplied = false;
   bool params = false;
   long reads = 1;  // -1 unknown
+  bool periodic_caller = false;  // a loop in a function that only runs at logging intervals
 };
 
 struct TimerState {
@@ -136,6 +137,9 @@ class Walker final : public Checker {
   Lexical lexical() const;
   Periodic periodic_kind(Node c, int depth = 0) const;
   bool once_only(Node c, int depth = 0, bool exit = false) const;
+  // `if new != current:` whose body records `current = new`: it runs when a value changes (a curriculum
+  // stage, a resized schedule), not every step.
+  bool change_guard(Node c, Node body) const;
   bool interval_modulo(Node binop) const;
   std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;

@@ -1,8 +1,10 @@
+#include "python/library_model.h"
 #include "python/rules/rules.h"
 
 namespace synclint::python {
 
-// wandb.log({...}), writer.add_scalar(tag, t), add_scalars, mlflow.log_metric(s) with GPU tensors.
+// wandb.log({...}), writer.add_scalar(tag, t), add_scalars, mlflow.log_metric(s), fabric.log(name, t) and
+// evaluate's metric.add_batch(...) with GPU tensors.
 void sync010_logger_sink(const Rule& rule, const CallInfo& call, Checker& checker) {
   const Value* bad = nullptr;
   if (call.api_kind == "methods") {
@@ -11,10 +13,15 @@ void sync010_logger_sink(const Rule& rule, const CallInfo& call, Checker& checke
       const Arg* v = call.arg(1, call.method == "add_scalar" ? "scalar_value" : "values");
       if (v && v->value.on_device()) bad = &v->value;
     } else if (call.method == "log") {
-      // run.log({...}): a dict of metrics (a logging.Logger's log(level, msg) is SYNC005's).
+      // run.log({...}): a dict of metrics (a logging.Logger's log(level, msg) is SYNC005's); Fabric's
+      // `fabric.log(name, value, step)` hands the value to its loggers, which convert it.
+      const bool fabric = contains_ci(checker.text(call.receiver), "fabric");
       for (const Arg& a : call.args)
-        if (a.value.kind == VK::Container && !a.value.positional && a.value.holds_device()) bad = &a.value;
-    } else if (call.method == "add_scalars" || call.method == "log_metric" || call.method == "log_metrics") {
+        if ((a.value.kind == VK::Container && !a.value.positional && a.value.holds_device()) ||
+            (fabric && a.value.on_device()))
+          bad = &a.value;
+    } else if (call.method == "add_scalars" || call.method == "log_metric" || call.method == "log_metrics" ||
+               call.method == "add_batch") {
       for (const Arg& a : call.args)
         if (a.value.holds_device()) bad = &a.value;
     } else {
