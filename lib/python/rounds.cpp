@@ -131,11 +131,15 @@ class FileGroups {
   std::vector<std::size_t> parent_;
 };
 
-void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutput>& outputs) {
+// Joins what the files in `walked` read (the others' outputs are unchanged since they were joined); the
+// imports, which never change, only when `imports` is set.
+void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutput>& outputs,
+                const std::vector<std::size_t>& walked, bool imports) {
   auto file_of = [&](int f) { return static_cast<std::size_t>(p.funcs[f].file); };
-  for (std::size_t i = 0; i < p.files.size(); ++i) {
+  for (std::size_t i = 0; imports && i < p.files.size(); ++i)
     for (const auto& [name, b] : p.files[i].imports)
       if (b.file >= 0) groups.join(i, static_cast<std::size_t>(b.file));
+  for (std::size_t i : walked) {
     for (const CallEdge& e : outputs[i].edges)
       if (e.callee >= 0 && e.caller >= 0) groups.join(file_of(e.caller), file_of(e.callee));
     for (const auto& [f, c, name] : outputs[i].read_classes) groups.join(i, static_cast<std::size_t>(p.classes[c].file));
@@ -164,17 +168,18 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   for (int round = 0; round < kMaxRounds; ++round) {
     size_summaries(p.next, p);
     // After the first round, a file walked again keeps the output of its functions that need no new walk.
+    // The walks read only the previous round's summaries of other files, so the files not walked take
+    // theirs over after the walks (below).
     std::vector<std::size_t> todo;
+    std::vector<char> walked(p.files.size(), 0);
     for (std::size_t i : order) {
       again[i] = 0;
-      if (dirty[i]) {
-        todo.push_back(i);
-        if (round == 0) continue;
-        again[i] = 1;
-      }
+      if (!dirty[i]) continue;
+      todo.push_back(i);
+      walked[i] = 1;
+      if (round == 0) continue;
+      again[i] = 1;
       for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
-      if (!again[i])
-        for (int c : classes_of[i]) p.next.class_attrs[c] = p.prev.class_attrs[c];
       p.next.globals[i] = p.prev.globals[i];
     }
     parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
@@ -186,6 +191,22 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
         walk_file(p, static_cast<int>(i), true, outputs[i]);
       }
     });
+    // A file not walked keeps its summaries: moved, not copied. The comparisons below read only the
+    // parameter facts of its functions (re-derived from all call sites) and the attributes of its modules
+    // (their parameter counts add up other classes'), so those stay in `prev` too.
+    for (std::size_t i : order) {
+      if (round == 0 || walked[i]) continue;
+      for (int f : funcs_of[i]) {
+        std::swap(p.next.funcs[f], p.prev.funcs[f]);
+        p.prev.funcs[f].params = p.next.funcs[f].params;
+        p.prev.funcs[f].param_known = p.next.funcs[f].param_known;
+      }
+      for (int c : classes_of[i]) {
+        if (p.classes[c].is_module) p.next.class_attrs[c] = p.prev.class_attrs[c];
+        else std::swap(p.next.class_attrs[c], p.prev.class_attrs[c]);
+      }
+      std::swap(p.next.globals[i], p.prev.globals[i]);
+    }
     count_module_parameters(p);
     std::vector<const CallEdge*> edges;
     for (const FileOutput& o : outputs)
@@ -212,7 +233,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     for (std::size_t f = 0; f < p.funcs.size(); ++f) {
       const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
       // Compared as the walks read them: an unknown return or argument is the same as none.
-      result_changed[f] = result_differs(a, b);
+      result_changed[f] = walked[p.funcs[f].file] && result_differs(a, b);
       const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
       auto param = [](const FuncSummary& s, std::size_t j) {
         return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
@@ -224,11 +245,12 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
       any = any || result_changed[f] || own_changed[f] || heat_changed;
     }
     for (std::size_t c = 0; c < p.classes.size(); ++c) {
-      class_changed[c] = !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
+      class_changed[c] = (walked[p.classes[c].file] || p.classes[c].is_module) &&
+                         !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
       any = any || class_changed[c];
     }
     for (std::size_t i = 0; i < p.files.size(); ++i) {
-      globals_changed[i] = !same_env(p.prev.globals[i], p.next.globals[i]);
+      globals_changed[i] = walked[i] && !same_env(p.prev.globals[i], p.next.globals[i]);
       any = any || globals_changed[i];
     }
     // A file is walked again when something it read changed: a callee's result, its own parameter facts or
@@ -259,7 +281,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     p.heat = std::move(heat);
     if (!any) break;
     // Each group whose files to walk again are too many (after kFullRounds) stops here, for good.
-    join_reads(groups, p, outputs);
+    join_reads(groups, p, outputs, todo, round == 0);
     std::vector<std::size_t> group_bytes(p.files.size(), 0), group_dirty(p.files.size(), 0);
     for (std::size_t i = 0; i < p.files.size(); ++i) {
       const std::size_t g = groups.find(i), bytes = p.files[i].src->text().size();
