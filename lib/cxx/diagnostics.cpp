@@ -3,6 +3,8 @@
 #include <clang/Basic/SourceManager.h>
 #include <llvm/ADT/SmallString.h>
 
+#include "core/compile_error.h"
+
 namespace synclint::cxx {
 
 void CollectingConsumer::HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) {
@@ -34,7 +36,7 @@ void CollectingConsumer::add(clang::DiagnosticsEngine::Level level, const clang:
   }
   if (!error && (absolute.empty() || !show_warning_(absolute))) return;
   if (!absolute.empty()) m.path = display_path_(absolute);
-  m.text = std::string(error ? "compiler error: " : "compiler warning: ") + text.str();
+  m.text = std::string(error ? kCompileErrorPrefix : "compiler warning: ") + text.str();
   messages_.push_back(std::move(m));
 }
 

@@ -17,7 +17,7 @@ struct CompilerMessage {
   bool error = false;       // error or fatal error; otherwise a warning
   std::string path;         // display path; empty when the diagnostic has no location (flags)
   std::optional<Position> position;
-  std::string text;         // "compiler error: 'missing.h' file not found"
+  std::string text;         // "compiler error: 'missing.h' file not found" (core/compile_error.h)
 };
 
 class CollectingConsumer : public clang::DiagnosticConsumer {

@@ -14,6 +14,7 @@
 
 #include "cxx/analysis.h"
 #include "cxx/comments.h"
+#include "cxx/file_system.h"
 
 namespace synclint::cxx {
 namespace fs = std::filesystem;
@@ -145,9 +146,8 @@ UnitOutput parse_and_analyze(const UnitInput& input) {
                                  [&](const std::string& p) {
                                    return input.show_warnings && shown.absolute(p) == input.main_file;
                                  });
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs(llvm::vfs::createPhysicalFileSystem().release());
-  vfs->setCurrentWorkingDirectory(input.directory.string());
-  llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), vfs));
+  llvm::IntrusiveRefCntPtr<clang::FileManager> files(
+      new clang::FileManager(clang::FileSystemOptions(), unit_file_system(input.directory)));
   clang::tooling::ToolInvocation invocation(input.argv, std::make_unique<Action>(input, output), files.get());
   invocation.setDiagnosticConsumer(&diagnostics);
   invocation.run();

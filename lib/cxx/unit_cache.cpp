@@ -7,6 +7,7 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include "cxx/file_system.h"
 #include "cxx/translation_unit.h"
 
 namespace synclint::cxx {
@@ -26,16 +27,6 @@ UnitCache::~UnitCache() = default;
 
 void UnitCache::forget(const fs::path& open_path) { parsed_.erase(open_path); }
 
-namespace {
-
-llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> file_system(const fs::path& directory) {
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs(llvm::vfs::createPhysicalFileSystem().release());
-  vfs->setCurrentWorkingDirectory(directory.string());
-  return vfs;
-}
-
-}  // namespace
-
 UnitCache::Analysis UnitCache::analyze(const Unit& unit, const std::string& text, const RunOptions& options) {
   Analysis out;
   out.result.units.resize(1);
@@ -54,7 +45,7 @@ UnitCache::Analysis UnitCache::analyze(const Unit& unit, const std::string& text
   std::unique_ptr<Parsed>& parsed = parsed_[unit.open_path];
   if (parsed && parsed->unit && parsed->argv == input.argv && parsed->directory == input.directory) {
     const unsigned before = parsed->unit->getPreambleCounterForTests();
-    const bool failed = parsed->unit->Reparse(pch, remapped, file_system(input.directory));
+    const bool failed = parsed->unit->Reparse(pch, remapped, unit_file_system(input.directory));
     out.preamble_reused = !failed && parsed->unit->getPreambleCounterForTests() == before;
     if (failed) parsed->unit.reset();
   } else {
@@ -74,7 +65,7 @@ UnitCache::Analysis UnitCache::analyze(const Unit& unit, const std::string& text
         /*IncludeBriefCommentsInCodeCompletion=*/false, /*AllowPCHWithCompilerErrors=*/false,
         clang::SkipFunctionBodiesScope::None, /*SingleFileParse=*/false, /*UserFilesAreVolatile=*/true,
         /*ForSerialization=*/false, /*RetainExcludedConditionalBlocks=*/false, std::nullopt, &error_unit,
-        file_system(input.directory));
+        unit_file_system(input.directory));
     if (!parsed->unit) parsed->unit = std::move(error_unit);  // its diagnostics say why
   }
 
