@@ -13,6 +13,8 @@
 #include "cxx/ast_util.h"
 #include "cxx/device.h"
 #include "cxx/hot_context.h"
+#include "cxx/parameter_count.h"
+#include "cxx/rules/edits.h"
 #include "cxx/rules/rules.h"
 #include "cxx/tu_index.h"
 
@@ -67,13 +69,15 @@ bool judged_in_instantiations(const FunctionDecl* fn) {
   return false;
 }
 
-class FindingReporter : public Reporter {
+class FindingReporter : public Reporter, public EditSink {
  public:
   FindingReporter(ASTContext& ctx, const Locator& loc, HotContext& hot, UserFiles& user, const AnalysisOptions& opt)
       : ctx_(ctx), loc_(loc), hot_(hot), user_(user), opt_(opt) {}
 
   void report(const Rule& rule, const Stmt* at, Confidence confidence, std::string_view what,
               std::string_view fix) override {
+    std::vector<Insertion> edits = std::move(pending_edits_);
+    pending_edits_.clear();
     if (!at || !user_.owns(at->getBeginLoc())) return;
     // By place, not node: a template's pattern and each of its instantiations share the source.
     SourceLocation place = ctx_.getSourceManager().getFileLoc(at->getBeginLoc());
@@ -91,14 +95,24 @@ class FindingReporter : public Reporter {
     f.function = fn ? qualified_name(fn) : "<global>";
     f.severity = (h.heat == Heat::Hot && confidence != Confidence::Low) ? rule.default_severity : Severity::Note;
     f.periodic = h.heat == Heat::Periodic;
+    const int reads = h.multiplied ? parameter_tensors_around(ctx_, at) : -1;
+    if (reads > 1) f.reads_per_step = static_cast<std::uint32_t>(reads);
     std::string subject = source_text(ctx_, at);
     if (auto nl = subject.find('\n'); nl != std::string::npos) subject = subject.substr(0, nl) + "...";
     if (subject.size() > 60) subject = subject.substr(0, 57) + "...";
-    f.message = "`" + subject + "` " + std::string(what) + ", " + hot_.phrase(h, f.related);
+    f.message = "`" + subject + "` " + std::string(what) + ", " + with_reads(hot_.phrase(h, f.related), reads);
     if (confidence == Confidence::Low) f.message += " (if the value is on the GPU: its device is unknown here)";
     f.fix = std::string(fix);
+    for (const Insertion& e : edits) {
+      if (e.before.isInvalid() || e.before.isMacroID()) continue;  // text a macro expands to is not edited
+      SourceRange at_edit = loc_.range(e.before, e.before);
+      at_edit.end = at_edit.begin;
+      f.edits.push_back({std::move(at_edit), e.text});
+    }
     findings.push_back(std::move(f));
   }
+
+  void edits_for_next_report(std::vector<Insertion> edits) override { pending_edits_ = std::move(edits); }
 
   void set_cuda(bool c) { cuda_ = c; }
   std::vector<Finding> findings;
@@ -111,6 +125,7 @@ class FindingReporter : public Reporter {
   const AnalysisOptions& opt_;
   bool cuda_ = true;
   std::set<std::pair<unsigned, std::string>> seen_;
+  std::vector<Insertion> pending_edits_;
 };
 
 class RuleCallback : public MatchFinder::MatchCallback {

@@ -1,5 +1,7 @@
 #include "cxx/command_line.h"
 
+#include "cxx/file_system.h"
+
 #include <clang/Tooling/ArgumentsAdjusters.h>
 
 #include <algorithm>
@@ -84,7 +86,11 @@ ParseCommand parse_command(const std::vector<std::string>& argv, const std::vect
       tooling::combineAdjusters(tooling::getClangStripDependencyFileAdjuster(), tooling::getClangSyntaxOnlyAdjuster()));
   out.argv = adjust(out.argv, file);
   std::vector<std::string> front = {"-resource-dir=" + resource_dir};
-  if (file.ends_with(".cu")) front.emplace_back("--cuda-host-only");
+  if (file.ends_with(".cu")) {
+    // The host side only; a toolkit newer than Clang knows is fine for that; headers it dropped are stood in.
+    for (const char* flag : {"--cuda-host-only", "-Wno-unknown-cuda-version", "-idirafter"}) front.emplace_back(flag);
+    front.emplace_back(kCudaStandInDir);
+  }
   out.argv.insert(out.argv.begin() + 1, front.begin(), front.end());
   return out;
 }

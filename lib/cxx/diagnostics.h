@@ -17,7 +17,7 @@ struct CompilerMessage {
   bool error = false;       // error or fatal error; otherwise a warning
   std::string path;         // display path; empty when the diagnostic has no location (flags)
   std::optional<Position> position;
-  std::string text;         // "compiler error: 'missing.h' file not found"
+  std::string text;         // "compiler error: 'missing.h' file not found" (core/compile_error.h)
 };
 
 class CollectingConsumer : public clang::DiagnosticConsumer {
@@ -29,11 +29,16 @@ class CollectingConsumer : public clang::DiagnosticConsumer {
       : display_path_(std::move(display_path)), show_warning_(std::move(show_warning)) {}
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override;
+  // A diagnostic an ASTUnit kept (the language server's units, whose preamble diagnostics are stored).
+  void add_stored(const clang::StoredDiagnostic& stored);
 
   const std::vector<CompilerMessage>& messages() const { return messages_; }
   bool had_error() const { return had_error_; }
 
  private:
+  void add(clang::DiagnosticsEngine::Level level, const clang::SourceManager* sm, clang::SourceLocation location,
+           llvm::StringRef text);
+
   std::function<std::string(const std::string&)> display_path_;
   std::function<bool(const std::string&)> show_warning_;
   std::vector<CompilerMessage> messages_;

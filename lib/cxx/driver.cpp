@@ -71,50 +71,66 @@ void merge_header(std::map<std::string, FileResult>& headers, FileResult&& heade
 
 }  // namespace
 
+bool Driver::prepare(const Unit& unit, const RunOptions& options, UnitInput& input, FileResult& out) {
+  out.path = unit.path;
+  std::optional<CompileCommand> command;
+  try {
+    command = commands_->command_for(unit.open_path);
+  } catch (const DatabaseError& e) {
+    out.errors.push_back(error_at(unit.path, e.what(), true));
+    return false;
+  }
+  if (!command) {
+    out.errors.push_back(error_at(
+        unit.path,
+        "no compilation database found (compile_commands.json in this file's folders or their build/); "
+        "name one with -p BUILD_DIR or give the compile flags after --",
+        true));
+    return false;
+  }
+  if (command->note) out.errors.push_back(error_at(unit.path, *command->note, false));
+  ParseCommand parse = parse_command(command->argv, options_.extra_args_before, options_.extra_args,
+                                     unit.open_path.string(), SYNCLINT_CLANG_RESOURCE_DIR);
+  for (const std::string& flag : parse.dropped)
+    out.errors.push_back(error_at(unit.path, "dropped '" + flag + "' from the compile command of " +
+                                                 command->source + ": synclint never loads plugins",
+                                  false));
+  input.display_path = unit.path;
+  input.main_file = unit.open_path;
+  input.directory = command->directory;
+  input.argv = std::move(parse.argv);
+  input.catalog = options.catalog;
+  input.report_cold = options.report_cold;
+  input.show_warnings = !options_.quiet;
+  input.user_header = [this, root = options.project_root, own = unit.open_path.parent_path()](const fs::path& header) {
+    if (header_filter_) return std::regex_search(header.string(), *header_filter_);
+    return under(header, root) || under(header, own);
+  };
+  return true;
+}
+
+void Driver::take(UnitOutput& output, const Unit& unit, FileResult& out, std::map<std::string, FileResult>& headers) {
+  for (const CompilerMessage& m : output.messages) {
+    const std::string where = m.path.empty() ? unit.path : m.path;
+    out.errors.push_back(FileError{where, m.text, false, m.position});
+  }
+  if (!output.analysed) {
+    out.errors.push_back(error_at(unit.path, "could not be analysed: Clang produced no syntax tree", true));
+    return;
+  }
+  out.findings = std::move(output.main.findings);
+  out.comments = std::move(output.main.comments);
+  for (FileResult& h : output.headers) merge_header(headers, std::move(h));
+}
+
 RunResult Driver::run(const std::vector<Unit>& units, const RunOptions& options) {
   RunResult result;
   result.units.resize(units.size());
   // Commands first, on this thread (databases load once); then the parses in parallel.
   std::vector<std::optional<UnitInput>> inputs(units.size());
   for (std::size_t i = 0; i < units.size(); ++i) {
-    const Unit& unit = units[i];
-    FileResult& out = result.units[i];
-    out.path = unit.path;
-    std::optional<CompileCommand> command;
-    try {
-      command = commands_->command_for(unit.open_path);
-    } catch (const DatabaseError& e) {
-      out.errors.push_back(error_at(unit.path, e.what(), true));
-      continue;
-    }
-    if (!command) {
-      out.errors.push_back(error_at(
-          unit.path,
-          "no compilation database found (compile_commands.json in this file's folders or their build/); "
-          "name one with -p BUILD_DIR or give the compile flags after --",
-          true));
-      continue;
-    }
-    if (command->note) out.errors.push_back(error_at(unit.path, *command->note, false));
-    ParseCommand parse = parse_command(command->argv, options_.extra_args_before, options_.extra_args,
-                                       unit.open_path.string(), SYNCLINT_CLANG_RESOURCE_DIR);
-    for (const std::string& flag : parse.dropped)
-      out.errors.push_back(error_at(unit.path, "dropped '" + flag + "' from the compile command of " +
-                                                   command->source + ": synclint never loads plugins",
-                                    false));
     UnitInput input;
-    input.display_path = unit.path;
-    input.main_file = unit.open_path;
-    input.directory = command->directory;
-    input.argv = std::move(parse.argv);
-    input.catalog = options.catalog;
-    input.report_cold = options.report_cold;
-    input.show_warnings = !options_.quiet;
-    input.user_header = [this, root = options.project_root, own = unit.open_path.parent_path()](const fs::path& header) {
-      if (header_filter_) return std::regex_search(header.string(), *header_filter_);
-      return under(header, root) || under(header, own);
-    };
-    inputs[i] = std::move(input);
+    if (prepare(units[i], options, input, result.units[i])) inputs[i] = std::move(input);
   }
 
   std::vector<UnitOutput> outputs(units.size());
@@ -125,19 +141,7 @@ RunResult Driver::run(const std::vector<Unit>& units, const RunOptions& options)
   std::map<std::string, FileResult> headers;
   for (std::size_t i = 0; i < units.size(); ++i) {
     if (!inputs[i]) continue;
-    UnitOutput& output = outputs[i];
-    FileResult& out = result.units[i];
-    for (const CompilerMessage& m : output.messages) {
-      const std::string where = m.path.empty() ? units[i].path : m.path;
-      out.errors.push_back(FileError{where, m.text, false, m.position});
-    }
-    if (!output.analysed) {
-      out.errors.push_back(error_at(units[i].path, "could not be analysed: Clang produced no syntax tree", true));
-      continue;
-    }
-    out.findings = std::move(output.main.findings);
-    out.comments = std::move(output.main.comments);
-    for (FileResult& h : output.headers) merge_header(headers, std::move(h));
+    take(outputs[i], units[i], result.units[i], headers);
     outputs[i] = {};
   }
   for (auto& [path, header] : headers) result.headers.push_back(std::move(header));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <regex>
 #include <string>
@@ -19,6 +20,8 @@ class Catalog;
 namespace synclint::cxx {
 
 class CommandSource;
+struct UnitInput;
+struct UnitOutput;
 
 struct Unit {
   std::string path;                  // display path
@@ -52,6 +55,11 @@ class Driver {
   bool takes_walked(const std::filesystem::path& absolute);
 
   RunResult run(const std::vector<Unit>& units, const RunOptions& options);
+
+  // The steps of run() for one unit. prepare: its command (notes and command errors go to `out`); false
+  // when it has none. take: the parse's messages and findings into `out`, its headers' into `headers`.
+  bool prepare(const Unit& unit, const RunOptions& options, UnitInput& input, FileResult& out);
+  static void take(UnitOutput& output, const Unit& unit, FileResult& out, std::map<std::string, FileResult>& headers);
 
  private:
   engine::CxxOptions options_;

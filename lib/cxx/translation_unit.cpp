@@ -14,6 +14,7 @@
 
 #include "cxx/analysis.h"
 #include "cxx/comments.h"
+#include "cxx/file_system.h"
 
 namespace synclint::cxx {
 namespace fs = std::filesystem;
@@ -71,45 +72,16 @@ class Files {
 class Consumer : public clang::ASTConsumer {
  public:
   Consumer(const UnitInput& input, UnitOutput& output, clang::CompilerInstance& ci)
-      : input_(input), output_(output), ci_(ci), files_(input) {}
+      : input_(input), output_(output), ci_(ci) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
-    const clang::SourceManager& sm = context.getSourceManager();
-    AnalysisOptions options;
-    options.catalog = input_.catalog;
-    options.report_cold = input_.report_cold;
-    options.is_user_file = [&](const std::string& path) { return files_.is_user(path, sm); };
-    options.display_path = [&](const std::string& path) { return files_.display(path); };
-    std::vector<Finding> findings = analyze_translation_unit(context, options);
-    output_.analysed = true;
-
-    output_.main.path = input_.display_path;
-    output_.main.comments = comments_of(sm, sm.getMainFileID(), ci_.getLangOpts());
-    std::map<std::string, FileResult> headers;
-    for (Finding& f : findings) {
-      if (f.range.path == input_.display_path) {
-        output_.main.findings.push_back(std::move(f));
-        continue;
-      }
-      FileResult& header = headers[f.range.path];
-      if (header.path.empty()) {
-        header.path = f.range.path;
-        header.report_unused_suppressions = false;
-        if (auto it = files_.shown().find(f.range.path); it != files_.shown().end()) {
-          if (clang::OptionalFileEntryRef ref = sm.getFileManager().getOptionalFileRef(it->second.string()))
-            header.comments = comments_of(sm, sm.translateFile(*ref), ci_.getLangOpts());
-        }
-      }
-      header.findings.push_back(std::move(f));
-    }
-    for (auto& [path, header] : headers) output_.headers.push_back(std::move(header));
+    analyze_parsed_unit(context, ci_.getLangOpts(), input_, output_);
   }
 
  private:
   const UnitInput& input_;
   UnitOutput& output_;
   clang::CompilerInstance& ci_;
-  Files files_;
 };
 
 class Action : public clang::ASTFrontendAction {
@@ -132,6 +104,40 @@ class Action : public clang::ASTFrontendAction {
 
 }  // namespace
 
+void analyze_parsed_unit(clang::ASTContext& context, const clang::LangOptions& lang, const UnitInput& input,
+                         UnitOutput& output) {
+  Files files(input);
+  const clang::SourceManager& sm = context.getSourceManager();
+  AnalysisOptions options;
+  options.catalog = input.catalog;
+  options.report_cold = input.report_cold;
+  options.is_user_file = [&](const std::string& path) { return files.is_user(path, sm); };
+  options.display_path = [&](const std::string& path) { return files.display(path); };
+  std::vector<Finding> findings = analyze_translation_unit(context, options);
+  output.analysed = true;
+
+  output.main.path = input.display_path;
+  output.main.comments = comments_of(sm, sm.getMainFileID(), lang);
+  std::map<std::string, FileResult> headers;
+  for (Finding& f : findings) {
+    if (f.range.path == input.display_path) {
+      output.main.findings.push_back(std::move(f));
+      continue;
+    }
+    FileResult& header = headers[f.range.path];
+    if (header.path.empty()) {
+      header.path = f.range.path;
+      header.report_unused_suppressions = false;
+      if (auto it = files.shown().find(f.range.path); it != files.shown().end()) {
+        if (clang::OptionalFileEntryRef ref = sm.getFileManager().getOptionalFileRef(it->second.string()))
+          header.comments = comments_of(sm, sm.translateFile(*ref), lang);
+      }
+    }
+    header.findings.push_back(std::move(f));
+  }
+  for (auto& [path, header] : headers) output.headers.push_back(std::move(header));
+}
+
 UnitOutput parse_and_analyze(const UnitInput& input) {
   UnitOutput output;
   output.main.path = input.display_path;
@@ -140,9 +146,8 @@ UnitOutput parse_and_analyze(const UnitInput& input) {
                                  [&](const std::string& p) {
                                    return input.show_warnings && shown.absolute(p) == input.main_file;
                                  });
-  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs(llvm::vfs::createPhysicalFileSystem().release());
-  vfs->setCurrentWorkingDirectory(input.directory.string());
-  llvm::IntrusiveRefCntPtr<clang::FileManager> files(new clang::FileManager(clang::FileSystemOptions(), vfs));
+  llvm::IntrusiveRefCntPtr<clang::FileManager> files(
+      new clang::FileManager(clang::FileSystemOptions(), unit_file_system(input.directory)));
   clang::tooling::ToolInvocation invocation(input.argv, std::make_unique<Action>(input, output), files.get());
   invocation.setDiagnosticConsumer(&diagnostics);
   invocation.run();

@@ -11,6 +11,11 @@
 #include "core/file_result.h"
 #include "cxx/diagnostics.h"
 
+namespace clang {
+class ASTContext;
+class LangOptions;
+}  // namespace clang
+
 namespace synclint {
 class Catalog;
 }
@@ -37,5 +42,10 @@ struct UnitOutput {
 };
 
 UnitOutput parse_and_analyze(const UnitInput& input);
+
+// The analysis of a unit Clang has parsed (by parse_and_analyze, or kept by the language server): findings,
+// the comments of the files with findings. Sets output.analysed.
+void analyze_parsed_unit(clang::ASTContext& context, const clang::LangOptions& lang, const UnitInput& input,
+                         UnitOutput& output);
 
 }  // namespace synclint::cxx

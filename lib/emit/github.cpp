@@ -1,5 +1,6 @@
 // GitHub Actions workflow commands: one annotation per finding (::warning / ::notice / ::error), per
 // input error, and per runtime synchronization the static analysis missed.
+#include "core/compile_error.h"
 #include "emit/detail.h"
 
 namespace synclint::emit::detail {
@@ -62,7 +63,7 @@ void write_github(std::ostream& out, const Report& report, const Catalog&, const
   }
   for (const FileError& e : report.errors) {
     const SourceRange where{e.path, e.position.value_or(Position{}), {}};
-    annotate(out, e.fatal ? Severity::Error : Severity::Warning, where, "synclint", e.message);
+    annotate(out, shown_as_error(e) ? Severity::Error : Severity::Warning, where, "synclint", e.message);
   }
   if (report.has_costs) {
     for (const RuntimeSite& s : report.missed_by_static) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compile_error.h"
 #include "emit/detail.h"
 
 namespace synclint::emit::detail {
@@ -145,7 +146,7 @@ class SarifWriter {
     for (const FileError& e : report_.errors) {
       fatal = fatal || e.fatal;
       SourceRange where{e.path, e.position.value_or(Position{}), {}};
-      notifications.push_back(Json{{"level", e.fatal ? "error" : "warning"},
+      notifications.push_back(Json{{"level", shown_as_error(e) ? "error" : "warning"},
                                    {"message", Json{{"text", sentence(e.message)}}},
                                    {"locations", Json::array({Json{{"physicalLocation", physical_location(where)}}})}});
     }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/compile_error.h"
 #include "emit/detail.h"
 
 namespace synclint::emit::detail {
@@ -128,8 +129,9 @@ class TextWriter {
     }
     for (const FileError& e : report_.errors) {
       out_ << palette_.bold(one_line(location_text(e)) + ":") << ' '
-           << palette_.severity(e.fatal ? "error" : "warning", e.fatal ? Severity::Error : Severity::Warning) << ' '
-           << one_line(e.message) << '\n';
+           << palette_.severity(shown_as_error(e) ? "error" : "warning",
+                             shown_as_error(e) ? Severity::Error : Severity::Warning) << ' '
+           << one_line(std::string(shown_message(e))) << '\n';
     }
     if (report_.has_costs && !report_.missed_by_static.empty()) missed();
     summary();

@@ -8,6 +8,7 @@
 
 #include "core/catalog.h"
 #include "core/suppressions.h"
+#include "engine/cxx_workspace.h"
 #include "engine/discover.h"
 #include "engine/finish.h"
 #include "engine/source.h"
@@ -63,6 +64,7 @@ struct Workspace::State {
   std::map<std::string, std::shared_ptr<const Config>> config_by_file;
   std::vector<ConfigProblem> config_problems;
   std::map<const Config*, Project> projects;  // one language per configuration while only Python has a front-end
+  std::unique_ptr<CxxWorkspace> cxx;          // the open C++ sources' units
 
   unsigned jobs() const {
     if (options.jobs != 0) return options.jobs;
@@ -134,6 +136,8 @@ struct Workspace::State {
 
 Workspace::Workspace(WorkspaceOptions options) : state_(std::make_unique<State>()) {
   if (!options.root.empty()) options.root = fs::path(workspace_key(options.root));
+  state_->cxx = std::make_unique<CxxWorkspace>(
+      CxxWorkspaceOptions{options.cxx, options.report_cold, options.cxx_ready});
   state_->options = std::move(options);
 }
 
@@ -143,7 +147,27 @@ const fs::path& Workspace::root() const { return state_->options.root; }
 
 void Workspace::set_overlay(const fs::path& path, std::string text) { state_->overlay[workspace_key(path)] = std::move(text); }
 
-void Workspace::clear_overlay(const fs::path& path) { state_->overlay.erase(workspace_key(path)); }
+void Workspace::clear_overlay(const fs::path& path) {
+  const std::string key = workspace_key(path);
+  state_->overlay.erase(key);
+  if (language_of(key) == Language::Cxx) state_->cxx->forget(key);
+}
+
+void Workspace::analyze_unit(const fs::path& path) {
+  State& s = *state_;
+  const std::string key = workspace_key(path);
+  if (language_of(key) != Language::Cxx || !frontend_available(Language::Cxx)) return;
+  std::string text;
+  if (auto it = s.overlay.find(key); it != s.overlay.end()) {
+    text = it->second;
+  } else {
+    s.disk.erase(key);
+    const Text& t = s.text_of(key);
+    if (t.error) return;
+    text = t.text;
+  }
+  s.cxx->request(key, std::move(text), s.config_for(fs::path(key).parent_path()));
+}
 
 void Workspace::file_changed(const fs::path& path) {
   const std::string key = workspace_key(path);
@@ -186,8 +210,8 @@ WorkspaceResult Workspace::analyze() {
   std::map<std::pair<const Config*, Language>, std::vector<Member>> groups;
   std::map<const Config*, std::shared_ptr<const Config>> configs;
   for (const auto& [key, lang] : files) {
-    if (lang != Language::Python) {  // C++ needs whole translation units and their flags: `synclint check`
-      out.unsupported.push_back(key);
+    if (lang != Language::Python) {  // C++: analysed on open and save (analyze_unit), collected below
+      if (!frontend_available(lang)) out.unsupported.push_back(key);
       continue;
     }
     const std::string* text = nullptr;
@@ -251,6 +275,7 @@ WorkspaceResult Workspace::analyze() {
     kept[&config] = std::move(project);
   }
   s.projects = std::move(kept);
+  s.cxx->collect(out);
   out.config_problems = s.config_problems;
   return out;
 }

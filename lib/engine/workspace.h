@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "core/config.h"
 #include "core/finding.h"
+#include "engine/engine.h"
 
 namespace synclint::engine {
 
@@ -22,6 +24,8 @@ struct WorkspaceOptions {
   bool report_cold = false;             // --all
   unsigned jobs = 0;                    // 0 -> all cores
   std::size_t max_file_bytes = 64u << 20;
+  CxxOptions cxx;                       // C++: how compile commands are found (-p), as for `check`
+  std::function<void()> cxx_ready;      // set: C++ units are analysed in the background (cxx_workspace.h)
 };
 
 // A configuration file that could not be read: where, and what is wrong with it.
@@ -38,6 +42,8 @@ struct WorkspaceResult {
   std::vector<ConfigProblem> config_problems;
   // Files skipped because this build has no front-end for their language (C++ until it is built).
   std::vector<std::string> unsupported;
+  // Lines for the server's log (C++ units analysed, their compiler errors).
+  std::vector<std::string> log;
 };
 
 class Workspace {
@@ -54,6 +60,9 @@ class Workspace {
   void clear_overlay(const std::filesystem::path& path);
   // A file on disk changed, appeared or went away: read it again at the next analysis.
   void file_changed(const std::filesystem::path& path);
+  // A C++ source was opened or saved: analyse its translation unit with the text it has now (C++ units are
+  // analysed on open and save only; the findings appear in a later analyze()).
+  void analyze_unit(const std::filesystem::path& path);
   // Configuration files changed (or anything that may change which files are walked): walk again.
   void reload();
 

@@ -2,6 +2,7 @@
 // (SYNC100), and the front-end's mechanical fixes where it provides them.
 #include <regex>
 
+#include "engine/discover.h"
 #include "lsp/server.h"
 
 namespace synclint::lsp {
@@ -27,7 +28,9 @@ std::uint32_t header_lines(const Document& doc) {
 std::optional<TextEdit> remove_suppression(const Document& doc, std::uint32_t line_no, const std::string& id,
                                            PositionEncoding encoding) {
   const std::string line(doc.line(line_no));
-  const std::size_t hash = line.find("# synclint:") != std::string::npos ? line.find("# synclint:") : line.find("# noqa");
+  std::size_t hash = std::string::npos;
+  for (const char* start : {"# synclint:", "# noqa", "// synclint:", "// NOLINT"})
+    hash = std::min(hash, line.find(start));
   if (hash == std::string::npos) return std::nullopt;
   const auto column = [&](std::size_t byte) {
     return encode_column(line, static_cast<std::uint32_t>(
@@ -37,13 +40,14 @@ std::optional<TextEdit> remove_suppression(const Document& doc, std::uint32_t li
   };
   std::string comment = line.substr(hash);
   std::smatch m;
-  static const std::regex kList(R"(^(# synclint:\s*ignore(?:-file)?\[|# noqa:\s*)([^\]]*))");
+  static const std::regex kList(
+      R"(^((?:#|//) synclint:\s*ignore(?:-file)?\[|# noqa:\s*|// NOLINT(?:NEXTLINE)?\()([^\])]*))");
   if (!id.empty() && std::regex_search(comment, m, kList)) {
     std::vector<std::string> ids;
     std::string rest = m[2].str();
     std::regex split(R"([\s,]+)");
     for (std::sregex_token_iterator t(rest.begin(), rest.end(), split, -1), e; t != e; ++t)
-      if (!t->str().empty() && t->str() != id) ids.push_back(t->str());
+      if (!t->str().empty() && t->str() != id && t->str() != "synclint-" + id) ids.push_back(t->str());
     if (!ids.empty()) {
       std::string joined;
       for (const std::string& s : ids) joined += (joined.empty() ? "" : ", ") + s;
@@ -67,6 +71,7 @@ std::vector<CodeAction> Server::code_actions(const std::string& uri, Range range
   if (doc_it == documents_.end()) return out;
   const Document& doc = doc_it->second;
   const std::string path = path_of(uri);
+  const bool cxx = engine::language_of(path) == Language::Cxx;
   const std::vector<Diagnostic> all = diagnostics_for(path);
   for (const Finding* f : findings_at(path, range)) {
     const Range r = range_of(f->range);
@@ -99,10 +104,12 @@ std::vector<CodeAction> Server::code_actions(const std::string& uri, Range range
     const Position eol{last, encode_column(text, static_cast<std::uint32_t>(text.size()), PositionEncoding::Utf32) == 0
                                  ? 0
                                  : doc.position_of(last, encode_column(text, 0xffffffffu, PositionEncoding::Utf32)).character};
-    action("Ignore " + f->rule_id + " on this line", {TextEdit{Range{eol, eol}, "  # synclint: ignore[" + f->rule_id + "]"}});
-    const Position top{header_lines(doc), 0};
+    action("Ignore " + f->rule_id + " on this line",
+           {TextEdit{Range{eol, eol}, cxx ? "  // NOLINT(synclint-" + f->rule_id + ")"
+                                          : "  # synclint: ignore[" + f->rule_id + "]"}});
+    const Position top{cxx ? 0 : header_lines(doc), 0};
     action("Ignore " + f->rule_id + " in this file",
-           {TextEdit{Range{top, top}, "# synclint: ignore-file[" + f->rule_id + "]\n"}});
+           {TextEdit{Range{top, top}, (cxx ? "// synclint: ignore-file[" : "# synclint: ignore-file[") + f->rule_id + "]\n"}});
   }
   return out;
 }

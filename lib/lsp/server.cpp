@@ -42,8 +42,18 @@ struct Server::Costs {
 
 std::string default_rules_base_url() { return SYNCLINT_RULES_BASE_URL; }
 
-Server::Server(ServerCallbacks callbacks, unsigned jobs)
-    : callbacks_(std::move(callbacks)), jobs_(jobs), costs_(std::make_unique<Costs>()) {}
+Server::Server(ServerCallbacks callbacks, unsigned jobs, engine::CxxOptions cxx)
+    : callbacks_(std::move(callbacks)), jobs_(jobs), cxx_(std::move(cxx)), costs_(std::make_unique<Costs>()) {}
+
+std::unique_ptr<engine::Workspace> Server::make_workspace() const {
+  engine::WorkspaceOptions options;
+  options.root = root_;
+  options.jobs = jobs_;
+  options.report_cold = settings_.report_cold.value_or(false);
+  options.cxx = cxx_;
+  options.cxx_ready = callbacks_.wake;
+  return std::make_unique<engine::Workspace>(options);
+}
 
 Server::~Server() = default;
 
@@ -64,11 +74,7 @@ InitializeResult Server::initialize(const InitializeParams& params) {
     if (auto p = uri_to_path(*params.root_uri)) root_ = *p;
   }
   settings_ = params.settings;
-  engine::WorkspaceOptions options;
-  options.root = root_;
-  options.jobs = jobs_;
-  options.report_cold = settings_.report_cold.value_or(false);
-  workspace_ = std::make_unique<engine::Workspace>(options);
+  workspace_ = make_workspace();
   dirty_ = true;
   return result;
 }
@@ -79,12 +85,11 @@ void Server::update_settings(const Settings& settings) {
   if (settings.rules_base_url) settings_.rules_base_url = settings.rules_base_url;
   if (settings.report_cold) settings_.report_cold = settings.report_cold;
   if (cold_changed && workspace_) {
-    engine::WorkspaceOptions options;
-    options.root = root_;
-    options.jobs = jobs_;
-    options.report_cold = *settings_.report_cold;
-    workspace_ = std::make_unique<engine::Workspace>(options);
-    for (const auto& [uri, doc] : documents_) workspace_->set_overlay(path_of(uri), doc.text());
+    workspace_ = make_workspace();
+    for (const auto& [uri, doc] : documents_) {
+      workspace_->set_overlay(path_of(uri), doc.text());
+      workspace_->analyze_unit(path_of(uri));  // C++ units: parsed again with the new setting
+    }
   }
   costs_->mtime.reset();
   costs_->report.reset();
@@ -99,7 +104,8 @@ std::string Server::path_of(const std::string& uri) const {
 void Server::did_open(const std::string& uri, std::int64_t version, std::string text) {
   const std::string path = path_of(uri);
   if (path.empty()) return;  // untitled: buffers and other schemes are not analysed
-  if (auto lang = engine::language_of(path); lang && *lang != Language::Python && !cxx_logged_) {
+  const auto lang = engine::language_of(path);
+  if (lang && !engine::frontend_available(*lang) && !cxx_logged_) {
     cxx_logged_ = true;
     callbacks_.log(3, "synclint: " + std::string(to_string(*lang)) +
                           " files are not analysed by the language server (use `synclint check`); " + path +
@@ -107,6 +113,7 @@ void Server::did_open(const std::string& uri, std::int64_t version, std::string 
   }
   workspace_->set_overlay(path, text);
   documents_.insert_or_assign(uri, Document(std::move(text), version, encoding_));
+  if (lang == Language::Cxx) workspace_->analyze_unit(path);
   dirty_ = true;
 }
 
@@ -136,7 +143,17 @@ void Server::did_close(const std::string& uri) {
 
 void Server::did_save(const std::string& uri) {
   const std::string path = path_of(uri);
-  if (!path.empty()) workspace_->file_changed(path);
+  if (path.empty()) return;
+  workspace_->file_changed(path);
+  if (engine::language_of(path) == Language::Cxx) {
+    // C++ is analysed on save, with the buffer as saved.
+    if (auto it = documents_.find(uri); it != documents_.end()) {
+      workspace_->set_overlay(path, it->second.text());
+      changed_.erase(uri);
+    }
+    workspace_->analyze_unit(path);
+    dirty_ = true;
+  }
 }
 
 void Server::files_changed(const std::vector<FileEvent>& events) {
@@ -205,6 +222,7 @@ void Server::analyze(const std::function<bool()>& superseded) {
     callbacks_.log(3, "synclint: C++ files are not analysed by the language server (use `synclint check`); " +
                           std::to_string(result.unsupported.size()) + " in the workspace get no diagnostics");
   }
+  for (const std::string& line : result.log) callbacks_.log(3, line);
   result_ = std::move(result);
   dirty_ = false;
   publish_changes();

@@ -27,11 +27,14 @@ struct ServerCallbacks {
   std::function<void(int type, const std::string& message)> log;
   // Pull mode: diagnostics of documents changed, ask the client to pull again.
   std::function<void()> refresh;
+  // Set: C++ units are analysed off the message loop; called from that work when results arrive (the
+  // session then calls results_arrived() on its own thread). Unset: they are analysed synchronously.
+  std::function<void()> wake;
 };
 
 class Server {
  public:
-  explicit Server(ServerCallbacks callbacks, unsigned jobs = 0);
+  explicit Server(ServerCallbacks callbacks, unsigned jobs = 0, engine::CxxOptions cxx = {});
   ~Server();
 
   InitializeResult initialize(const InitializeParams& params);
@@ -46,6 +49,8 @@ class Server {
 
   // Something changed since the last analysis.
   bool dirty() const { return dirty_; }
+  // Background C++ analysis has results: publish them at the next analyze().
+  void results_arrived() { dirty_ = true; }
   // Analyses the workspace and publishes what changed. `superseded` is asked once the analysis is done:
   // true drops its results (newer edits are waiting) and leaves the server dirty.
   void analyze(const std::function<bool()>& superseded = {});
@@ -69,9 +74,11 @@ class Server {
   void load_costs();
   void publish_changes();
   std::string path_of(const std::string& uri) const;
+  std::unique_ptr<engine::Workspace> make_workspace() const;
 
   ServerCallbacks callbacks_;
   unsigned jobs_;
+  engine::CxxOptions cxx_;
   PositionEncoding encoding_ = PositionEncoding::Utf16;
   bool pull_ = false;
   std::filesystem::path root_;

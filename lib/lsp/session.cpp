@@ -36,8 +36,9 @@ class Session {
                     [this](int type, const std::string& message) { log(type, message); },
                     [this] {
                       if (client_.diagnostic_refresh) send_request("workspace/diagnostic/refresh", nullptr, {});
-                    }},
-                options.jobs) {
+                    },
+                    options.threaded ? std::function<void()>([this] { inbox_.wake(); }) : nullptr},
+                options.jobs, options.cxx) {
     bind();
   }
 
@@ -52,6 +53,10 @@ class Session {
       }
       Incoming in = inbox_.next();
       if (in.kind == Incoming::Kind::End) return state_ == State::ShutDown ? 0 : 1;
+      if (in.kind == Incoming::Kind::Wake) {
+        server_.results_arrived();
+        continue;
+      }
       if (in.kind == Incoming::Kind::Error) {
         reply_error(nullptr, ErrorCode::ParseError, in.error);
         continue;

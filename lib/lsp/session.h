@@ -4,6 +4,7 @@
 // of edits is analysed once; results overtaken by newer edits are dropped, not published.
 #pragma once
 
+#include "engine/engine.h"
 #include "lsp/transport.h"
 
 namespace synclint::lsp {
@@ -11,6 +12,7 @@ namespace synclint::lsp {
 struct SessionOptions {
   bool threaded = true;  // read input on its own thread (stdio); false for transcripts and tests
   unsigned jobs = 0;     // analysis threads, 0: all cores
+  engine::CxxOptions cxx;  // C++: where compile commands come from (-p), as for `check`
 };
 
 // Runs until `exit` or the end of input. Returns the process exit code the specification asks for: 0 after

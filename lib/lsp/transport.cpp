@@ -137,6 +137,16 @@ bool Inbox::any_pending(const std::function<bool(const nlohmann::json&)>& pred) 
                      [&](const Incoming& in) { return in.kind == Incoming::Kind::Message && pred(in.message); });
 }
 
+void Inbox::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    Incoming in;
+    in.kind = Incoming::Kind::Wake;
+    queue_.push_back(std::move(in));
+  }
+  ready_.notify_one();
+}
+
 bool Inbox::empty() {
   std::lock_guard lock(mutex_);
   return queue_.empty() || queue_.front().kind == Incoming::Kind::End;

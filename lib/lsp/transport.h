@@ -16,7 +16,7 @@
 namespace synclint::lsp {
 
 struct Incoming {
-  enum class Kind { Message, Error, End };
+  enum class Kind { Message, Error, End, Wake };  // Wake: posted by the server's own work (Inbox::wake)
   Kind kind = Kind::End;
   nlohmann::json message;  // Kind::Message: a parsed JSON value (not yet checked to be a JSON-RPC message)
   std::string error;       // Kind::Error: what was wrong with the frame (the reader resynchronises)
@@ -56,6 +56,8 @@ class Inbox {
   // Whether a message already received and not yet taken satisfies `pred`.
   bool any_pending(const std::function<bool(const nlohmann::json&)>& pred);
   bool empty();
+  // Makes next() return Kind::Wake (from any thread): background work has results.
+  void wake();
 
  private:
   Transport& transport_;

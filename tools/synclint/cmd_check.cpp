@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/compile_error.h"
 #include "commands.h"
 #include "core/catalog.h"
 #include "core/config.h"
@@ -206,7 +207,7 @@ int run(const CheckArgs& args) {
   for (const FileError& e : report.errors) {
     fatal = fatal || e.fatal;
     if (format != emit::Format::Text || !to_stdout) {
-      std::cerr << "synclint: " << (e.fatal ? "error" : "warning") << ": " << e.path;
+      std::cerr << "synclint: " << (shown_as_error(e) ? "error" : "warning") << ": " << e.path;
       if (e.position) std::cerr << ":" << e.position->line << ":" << e.position->column;
       std::cerr << ": " << e.message << "\n";
     }

@@ -16,6 +16,8 @@ void add_lsp_command(CLI::App& app, int& exit_code) {
     std::string output;
     unsigned jobs = 0;
     bool stdio = true;
+    std::string build_path;
+    std::vector<std::string> extra_args;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -24,6 +26,7 @@ void add_lsp_command(CLI::App& app, int& exit_code) {
       "The editor starts `synclint lsp` and speaks JSON-RPC on its stdin and stdout; logs go to the client's\n"
       "log (window/logMessage). Settings (initializationOptions or the `synclint` section of the client's\n"
       "configuration): probeReport (default synclint-probe.json at the workspace root), rulesBaseUrl, all.\n"
+      "C++ sources are analysed when opened and saved, through the compilation database (as for check).\n"
       "Exit status: 0 after shutdown and exit, 1 when the client exits without shutdown or closes stdin.\n"
       "Set-up for Neovim, Helix, Emacs and VS Code: docs/editors.md.");
   cmd->add_flag("--stdio", args->stdio, "Speak over stdin and stdout (the default)");
@@ -32,9 +35,14 @@ void add_lsp_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--output", args->output, "With --transcript: write the framed replies to FILE, not stdout");
   cmd->add_option("-j,--jobs", args->jobs, "Analysis threads (default: all cores)");
+  cmd->add_option("-p,--build-path", args->build_path,
+                  "C++: the folder holding compile_commands.json (default: found above each file, as for check)");
+  cmd->add_option("--extra-arg", args->extra_args, "C++: add this flag to every compile command (repeatable)");
   cmd->callback([args, &exit_code] {
     lsp::SessionOptions options;
     options.jobs = args->jobs;
+    if (!args->build_path.empty()) options.cxx.build_path = args->build_path;
+    options.cxx.extra_args = args->extra_args;
     if (!args->transcript.empty()) {
       std::ifstream in(args->transcript, std::ios::binary);
       std::ofstream file;

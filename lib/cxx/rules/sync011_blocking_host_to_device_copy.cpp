@@ -1,4 +1,5 @@
 #include "cxx/ast_util.h"
+#include "cxx/rules/edits.h"
 #include "cxx/rules/rules.h"
 
 namespace synclint::cxx {
@@ -30,6 +31,14 @@ void check_sync011(const MatchResult& r, RuleContext& c) {
   if (from != Dev::Host && from != Dev::Unknown) return;
   if (non_blocking) return;  // asynchronous from pinned memory; the loader's pinning is not visible here
   Confidence conf = std::min(confidence_of(target), from == Dev::Host ? Confidence::High : Confidence::Low);
+  // The machine-applicable part of the fix, as in Python: ask for the asynchronous copy of `to(device)`
+  // (pinning the source is the loader's or the allocation's job). cuda() takes no such argument.
+  std::vector<Insertion> edits;
+  const auto defaulted = [&](unsigned i) { return isa<CXXDefaultArgExpr>(s.call->getArg(i)); };
+  if (s.method == "to" && s.member && s.call->getNumArgs() >= 2 && !defaulted(0) && defaulted(1) &&
+      s.call->getArg(1)->getType()->isBooleanType())
+    edits.push_back({s.member->getRParenLoc(), ", /*non_blocking=*/true"});
+  if (auto* sink = dynamic_cast<EditSink*>(&c.out)) sink->edits_for_next_report(std::move(edits));
   c.out.report(c.rule, s.call, conf,
                "copies host data to the GPU without non_blocking=true: a blocking copy that synchronizes the "
                "stream",

@@ -109,6 +109,20 @@ TEST(CxxRules, Sync011BlockingHostToDevice) {
   EXPECT_EQ(count("    auto d = x.to(torch::kCUDA);", "SYNC011"), 0u);
 }
 
+TEST(CxxRules, Sync011FixAsksForTheAsynchronousCopy) {
+  auto f = of_rule(analyze(loop("    auto d = h.to(torch::kCUDA);")), "SYNC011");
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f[0].edits.size(), 1u);
+  EXPECT_EQ(f[0].edits[0].replacement, ", /*non_blocking=*/true");
+  // Inserted before the closing parenthesis of `h.to(torch::kCUDA)` (line 6, column 31).
+  EXPECT_EQ(f[0].edits[0].range.begin.line, 6u);
+  EXPECT_EQ(f[0].edits[0].range.begin.column, 31u);
+  EXPECT_EQ(f[0].edits[0].range.end.column, 31u);
+  // No edit where the call takes no such argument, or where the argument is written already.
+  EXPECT_TRUE(of_rule(analyze(loop("    auto d = h.cuda();")), "SYNC011").at(0).edits.empty());
+  EXPECT_TRUE(of_rule(analyze(loop("    auto d = h.to(torch::kCUDA, false);")), "SYNC011").at(0).edits.empty());
+}
+
 TEST(CxxRules, Sync012UnsynchronizedTiming) {
   std::string timed = "    auto t0 = std::chrono::steady_clock::now();\n    auto y = torch::relu(x);\n"
                       "    auto t1 = std::chrono::steady_clock::now();\n    double ms = (t1 - t0).count();";

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""C++ in `synclint lsp`: a translation unit with a compilation database is diagnosed on open and on save,
+with exactly the findings `synclint check` gives for it; a save that changes only the body reuses the
+preamble; code actions use `// NOLINT(synclint-SYNCnnn)`; a unit without a database is logged, not fatal.
+Usage: cxx_test.py SYNCLINT CASE (the mock LibTorch header of tests/unit/cxx keeps it quick)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lsp_client import Client, uri  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))
+SYNCLINT = os.path.abspath(sys.argv[1])
+
+TRAIN = """#include "torch.h"
+// The training loop of a small model.
+float helper(const at::Tensor& t) { return t.sum().item<float>(); }
+
+int main() {
+  torch::Device device(torch::kCUDA);
+  at::Tensor x = torch::randn(4, at::TensorOptions(device));
+  float total = 0;
+  for (int step = 0; step < 100; ++step) {
+    at::Tensor y = x * 2.0;
+    total += helper(y);
+    if (y.is_nonzero()) break;
+  }
+  return total > 0;
+}
+"""
+# The body only: a new read in the loop (same #includes).
+EDITED = TRAIN.replace("    if (y.is_nonzero()) break;\n",
+                       "    if (y.is_nonzero()) break;\n    std::cout << y;\n    total += y.max().item<float>();\n")
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+    print("ok:", what)
+
+
+def project(with_database=True):
+    d = tempfile.mkdtemp(prefix="synclint-lsp-cxx-")
+    shutil.copy(os.path.join(SOURCE, "tests", "unit", "cxx", "mock_torch.h"), os.path.join(d, "torch.h"))
+    with open(os.path.join(d, "train.cpp"), "w") as f:
+        f.write(TRAIN)
+    if with_database:
+        os.mkdir(os.path.join(d, "build"))
+        with open(os.path.join(d, "build", "compile_commands.json"), "w") as f:
+            json.dump([{"directory": d, "file": "train.cpp",
+                        "arguments": ["clang++", "-std=c++17", "-nostdinc++", "-I.", "-c", "train.cpp"]}], f)
+    return d
+
+
+def check_findings(d, path):
+    """(code, line, column) of `synclint check` for the file, as LSP positions (0-based)."""
+    p = subprocess.run([SYNCLINT, "check", "--format", "json", path], cwd=d, capture_output=True, text=True)
+    check(p.returncode in (0, 1), "synclint check runs (rc %d: %s)" % (p.returncode, p.stderr.strip()))
+    report = json.loads(p.stdout)
+    return sorted((f["rule_id"], f["line"] - 1, f["column"] - 1) for f in report["findings"])
+
+
+def lsp_findings(diagnostics):
+    return sorted((d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"]) for d in diagnostics)
+
+
+def logs(c):
+    return [m["params"]["message"] for m in c.kept if m.get("method") == "window/logMessage"]
+
+
+def case_open_and_save():
+    d = project()
+    train = os.path.join(d, "train.cpp")
+    expected = check_findings(d, train)
+    check(len(expected) >= 2, "check reports the loop's syncs: %s" % expected)
+    c = Client(SYNCLINT, d, timeout=120)
+    c.open(train)
+    got = lsp_findings(c.diagnostics(train, pred=lambda ds: len(ds) > 0))
+    check(got == expected, "didOpen: the diagnostics are check's findings (%s)" % got)
+
+    with open(train, "w") as f:
+        f.write(EDITED)
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(train), "version": 2},
+                                        "contentChanges": [{"text": EDITED}]})
+    c.notify("textDocument/didSave", {"textDocument": {"uri": uri(train)}})
+    expected = check_findings(d, train)
+    got = lsp_findings(c.diagnostics(train, pred=lambda ds: len(ds) == len(expected)))
+    check(got == expected, "didSave: the diagnostics are check's findings for the saved file (%s)" % got)
+    c.request("textDocument/hover", {"textDocument": {"uri": uri(train)}, "position": {"line": 0, "character": 0}})
+    check(any("preamble reused" in m for m in logs(c)), "the save re-parsed the body only: %s" % logs(c))
+
+    item = [x for x in expected if x[0] == "SYNC001"][-1]
+    line = item[1]
+    actions = c.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri(train)},
+        "range": {"start": {"line": line, "character": item[2]}, "end": {"line": line, "character": item[2]}},
+        "context": {"diagnostics": []}})
+    texts = [e["newText"] for a in actions for e in a["edit"]["changes"][uri(train)]]
+    check("  // NOLINT(synclint-SYNC001)" in texts, "code action: // NOLINT(synclint-SYNC001) (%s)" % texts)
+    check(not any("#" in t for t in texts), "no Python comment in a C++ file")
+    check(c.close() == 0, "shutdown and exit")
+
+
+def case_no_database():
+    d = project(with_database=False)
+    train = os.path.join(d, "train.cpp")
+    c = Client(SYNCLINT, d, timeout=60)
+    c.open(train)
+    m = c.wait(lambda m: m.get("method") == "window/logMessage" and "no compilation database" in m["params"]["message"])
+    check(train in m["params"]["message"], "a unit without a database is logged with its path")
+    check(c.request("textDocument/hover", {"textDocument": {"uri": uri(train)},
+                                           "position": {"line": 0, "character": 0}}) is None,
+          "the server keeps answering")
+    check(c.close() == 0, "shutdown and exit")
+
+
+CASES = {"cxx_open_and_save": case_open_and_save, "cxx_no_database": case_no_database}
+
+if __name__ == "__main__":
+    CASES[sys.argv[2]]()
