@@ -111,26 +111,6 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
   return h;
 }
 
-// Files joined by what they read from each other (imports, call edges, class attributes, module-level
-// names): a union-find that only grows.
-class FileGroups {
- public:
-  explicit FileGroups(std::size_t n) : parent_(n) {
-    for (std::size_t i = 0; i < n; ++i) parent_[i] = i;
-  }
-  std::size_t find(std::size_t i) {
-    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
-    return i;
-  }
-  void join(std::size_t a, std::size_t b) {
-    a = find(a), b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<std::size_t> parent_;
-};
-
 void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutput>& outputs) {
   auto file_of = [&](int f) { return static_cast<std::size_t>(p.funcs[f].file); };
   for (std::size_t i = 0; i < p.files.size(); ++i) {
@@ -146,7 +126,8 @@ void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutp
 
 }  // namespace
 
-std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs) {
+std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs,
+                                   const std::vector<char>* active, std::vector<std::size_t>* group_of) {
   FileGroups groups(p.files.size());
   std::vector<char> stopped(p.files.size(), 0);  // by group root: its budget ended its rounds
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
@@ -154,7 +135,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   size_summaries(p.prev, p);
   p.heat = compute_heat(p, {});
   std::vector<FileOutput> outputs(p.files.size());
-  std::vector<char> dirty(p.files.size(), 1);
+  std::vector<char> dirty = active ? *active : std::vector<char>(p.files.size(), 1);
   std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
   std::vector<char> again(p.files.size(), 0);       // walked only in part (walk_file_again)
 
@@ -275,6 +256,11 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
       more = more || dirty[i];
     }
     if (!more) break;
+  }
+  if (group_of) {
+    join_reads(groups, p, outputs);
+    group_of->resize(p.files.size());
+    for (std::size_t i = 0; i < p.files.size(); ++i) (*group_of)[i] = groups.find(i);
   }
   return outputs;
 }
