@@ -60,7 +60,8 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   parse_files(texts, to_parse, options.jobs);
   parsed_last_ = to_parse.size();
 
-  // Groups that lost a file read it in the last analysis: walked again.
+  // The files left in files_ went away or changed (their new text is parsed above): the groups that held
+  // them in the last analysis are walked again.
   std::unordered_set<std::uint64_t> lost;
   for (const auto& [path, k] : files_)
     if (k->analysed) lost.insert(k->group);
@@ -91,7 +92,13 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   };
   std::vector<ParsedFile*> parsed(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) parsed[i] = &members[i]->parsed;
-  std::vector<FileResult> results = analyze_parsed(parsed, options, /*consume=*/false, &partial);
+  std::vector<FileResult> results;
+  try {
+    results = analyze_parsed(parsed, options, /*consume=*/false, &partial);
+  } catch (...) {
+    files_.clear();  // the groups' results are not known: the next analysis starts afresh
+    throw;
+  }
 
   // Walked files keep their new results and groups; the others give their kept results.
   ++generation_;

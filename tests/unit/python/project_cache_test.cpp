@@ -123,10 +123,18 @@ TEST(ProjectCache, ACallLeavingTheLoopClearsTheHelpersFinding) {
   EXPECT_EQ(cache.walked_last(), 4u);
 }
 
-// An import that now reaches another group walks both; a file that goes away walks its group again.
+// An import that now reaches another group walks both; an edit that leaves a group, and a file that goes
+// away, walk the group again.
 TEST(ProjectCache, GroupsJoinedByANewImportOrLeftByARemovedFile) {
   std::vector<SourceFile> files = project();
   ProjectCache cache;
+  cache.analyze(files, options());
+  files[2].text = "def train(loader):\n    pass\n";  // train.py imports and calls nothing any more
+  const std::vector<FileResult> left = cache.analyze(files, options());
+  EXPECT_EQ(dump(left), dump(analyze_project(files, options())));
+  EXPECT_TRUE(sites(left[3], "SYNC001").empty());
+  EXPECT_EQ(cache.walked_last(), 3u);
+  files = project();
   cache.analyze(files, options());
   files[1].text = "from utils import log_stats\n" + files[1].text + "        log_stats(b)\n";
   EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
