@@ -4,7 +4,7 @@
 that is one of 300 in the workspace (cross-file context); start-up to first diagnostics on the 300-file
 workspace. Not a test: it prints numbers.
 
-usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500]
+usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500] [--at 0]
 """
 import argparse
 import os
@@ -67,13 +67,12 @@ def publishes_for(client, path, version, timeout=60):
     return time.perf_counter()
 
 
-def edits(client, path, first_version, count, pace_s):
-    """`count` single-character edits (type a character in a comment, then delete it); returns the
+def edits(client, path, first_version, count, pace_s, line=0):
+    """`count` single-character edits (type `#` at the start of line `line`, then delete it); returns the
     latency of each edit to the publication that covers it, in ms."""
     latencies = []
     version = first_version
     sent = {}
-    line = 0
     for k in range(count):
         version += 1
         if k % 2 == 0:
@@ -97,6 +96,13 @@ def edits(client, path, first_version, count, pace_s):
             while pending and pending[0] <= v:
                 latencies.append((now - sent[pending.pop(0)]) * 1000)
     return latencies, version
+
+
+def line_at(path, fraction):
+    """The line at `fraction` of the file's lines (0-based)."""
+    with open(path) as f:
+        count = f.read().count("\n")
+    return min(max(0, count - 1), int(fraction * count))
 
 
 def cpu_ms(pid):
@@ -123,6 +129,8 @@ def main():
     ap.add_argument("--pace-ms", type=float, default=100)
     ap.add_argument("--edits", type=int, default=500)
     ap.add_argument("--edits-300", type=int, default=500, help="edits on the 300-file workspace")
+    ap.add_argument("--at", type=float, default=0,
+                    help="where the edits are, as a fraction of the file's lines (0: the first line)")
     args = ap.parse_args()
     synclint = os.path.abspath(args.synclint)
     print("| case | edits | p50 (ms) | p95 (ms) | max (ms) | server CPU per edit (ms) |\n|---|---:|---:|---:|---:|---:|")
@@ -135,9 +143,10 @@ def main():
     c = Client(synclint, d, timeout=120)
     c.open(big)
     publishes_for(c, big, 1)
-    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000)
-    report("5,000-line file, %g ms pace" % args.pace_ms, lat, cpu)
-    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0)
+    line = line_at(big, args.at)
+    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, line)
+    report("5,000-line file, %g ms pace (line %d)" % (args.pace_ms, line + 1), lat, cpu)
+    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0, line)
     report("5,000-line file, burst", lat, cpu)
     c.close()
 
@@ -156,9 +165,10 @@ def main():
     c.open(train)
     first = publishes_for(c, train, 1)
     startup_ms = (first - start) * 1000
-    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000)
-    report("train.py of a 300-file workspace, %g ms pace" % args.pace_ms, lat, cpu)
-    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0)
+    line = line_at(train, args.at)
+    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, line)
+    report("train.py of a 300-file workspace, %g ms pace (line %d)" % (args.pace_ms, line + 1), lat, cpu)
+    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0, line)
     report("train.py of a 300-file workspace, burst", lat, cpu)
     c.close()
     print("\nstart-up to first diagnostics, 300-file workspace: %.0f ms" % startup_ms)

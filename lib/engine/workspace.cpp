@@ -13,6 +13,7 @@
 #include "engine/finish.h"
 #include "engine/source.h"
 #include "python/analyzer.h"
+#include "python/project_cache.h"
 
 namespace synclint::engine {
 namespace fs = std::filesystem;
@@ -37,6 +38,7 @@ struct Project {
   std::uint64_t inputs = 0;  // hash of the members' paths and texts at the last analysis
   std::vector<std::pair<std::string, std::vector<Finding>>> results;
   std::vector<FileError> errors;
+  std::unique_ptr<python::ProjectCache> parsed;  // the members' parses, kept across analyses
 };
 
 std::uint64_t mix(std::uint64_t seed, std::string_view bytes) {
@@ -238,6 +240,8 @@ WorkspaceResult Workspace::analyze() {
     if (auto it = s.projects.find(&config); it != s.projects.end() && it->second.inputs == inputs) {
       project = std::move(it->second);
     } else {
+      if (it != s.projects.end()) project.parsed = std::move(it->second.parsed);
+      if (!project.parsed) project.parsed = std::make_unique<python::ProjectCache>();
       project.config = configs[&config];
       project.inputs = inputs;
       Catalog catalog = Catalog::builtin();
@@ -252,7 +256,7 @@ WorkspaceResult Workspace::analyze() {
       for (const Member& m : members) sources.push_back({m.key, *m.text});
       try {
         apply_extra_apis(config, catalog);
-        std::vector<python::FileResult> results = python::analyze_project(sources, analyzer_options);
+        std::vector<python::FileResult> results = project.parsed->analyze(sources, analyzer_options);
         for (python::FileResult& r : results) {
           project.results.emplace_back(r.path, finish(r, group.second, config, catalog));
           for (FileError& e : r.errors) project.errors.push_back(std::move(e));

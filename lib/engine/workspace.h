@@ -1,6 +1,7 @@
 // A long-lived view of one workspace folder for the language server: the files on disk (walked once,
 // re-read only when told they changed), an overlay of the editor's open buffers that wins over the disk,
-// the configurations, and the last results of each project, reused while none of its inputs changed.
+// the configurations, and the last results of each project, reused while none of its inputs changed (and,
+// when some did, its files' parses and its untouched groups' results: python::ProjectCache).
 // analyze() runs the same front-end, suppressions and configuration steps as `synclint check`.
 #pragma once
 

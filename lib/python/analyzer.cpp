@@ -8,6 +8,7 @@
 
 #include "core/catalog.h"
 #include "core/parallel.h"
+#include "python/parsed_file.h"
 #include "python/project.h"
 #include "python/rounds.h"
 #include "python/syntax_errors.h"
@@ -37,17 +38,12 @@ bool single_line_leaf_kind(K k) {
   }
 }
 
-// Functions, classes, imports, comments and syntax errors of one file: one iterative pass.
-struct LocalIndex {
-  std::vector<FuncInfo> funcs;    // file-local ids in `parent`/`cls`
-  std::vector<ClassInfo> classes;
-};
-
-void index_file(FileModel& fm, LocalIndex& li, int file) {
+// Functions, classes, imports and comments of one file: one iterative pass.
+void index_file(ParsedFile& fm) {
+  ParsedFile& li = fm;
   const SourceText& src = *fm.src;
   const Node root = fm.tree->root();
   FuncInfo module;
-  module.file = file;
   module.node = root;
   module.name = "<module>";
   module.qualname = "<module>";
@@ -75,7 +71,6 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       fm.comments.push_back(Comment{src.position(start_point(n)), src.position(end_point(n)), text(n)});
     } else if (k == K::FunctionDefinition) {
       FuncInfo fi;
-      fi.file = file;
       fi.node = n;
       fi.name = text(field(n, "name"));
       fi.qualname = prefixes[ctx[depth].prefix] + fi.name;
@@ -100,7 +95,6 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
       li.funcs.push_back(std::move(fi));
     } else if (k == K::ClassDefinition) {
       ClassInfo ci;
-      ci.file = file;
       ci.node = n;
       ci.name = text(field(n, "name"));
       Node sup = field(n, "superclasses");
@@ -172,11 +166,53 @@ void index_file(FileModel& fm, LocalIndex& li, int file) {
 
 }  // namespace
 
-std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, const Options& options) {
-  std::vector<FileResult> results(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) results[i].path = files[i].path;
-  if (files.empty()) return results;
+void parse_file(ParsedFile& file, const std::string& text, Parser& parser) {
+  file.src = std::make_shared<const SourceText>(file.path, text);
+  std::string parse_error;
+  std::unique_ptr<SyntaxTree> tree = file.reparse ? parser.parse_again(file.reparse->old_text, text, file.reparse->tree, &parse_error)
+                                                  : parser.parse(text, &parse_error);
+  if (!tree) {
+    file.errors.push_back(FileError{file.path, parse_error, true, std::nullopt});
+    tree = parser.parse("");
+  }
+  file.tree = std::move(tree);
+  if (has_error(file.tree->root())) file.errors = syntax_errors(*file.tree, *file.src, kMaxSyntaxErrors);
+  index_file(file);
+}
+
+namespace {
+
+// Indexes of `sizes` from the largest to the smallest (stable): files are parsed and walked in that order,
+// so that the threads end together.
+std::vector<std::size_t> largest_first(const std::vector<std::size_t>& sizes) {
+  std::vector<std::size_t> order(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+  return order;
+}
+
+}  // namespace
+
+void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs) {
   use_tree_allocator();
+  std::vector<std::size_t> sizes(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) sizes[i] = texts[i]->size();
+  const std::vector<std::size_t> order = largest_first(sizes);
+  jobs = std::max(1u, jobs);
+  // One parser per thread.
+  std::vector<std::unique_ptr<Parser>> parsers(std::min<std::size_t>(jobs, texts.size()));
+  parallel_for(texts.size(), jobs, [&](std::size_t k, unsigned t) {
+    const std::size_t i = order[k];
+    if (!parsers[t]) parsers[t] = std::make_unique<Parser>();
+    parse_file(*out[i], *texts[i], *parsers[t]);
+  });
+}
+
+std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, const Options& options, bool consume,
+                                       PartialRun* partial) {
+  std::vector<FileResult> results(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) results[i].path = files[i]->path;
+  if (files.empty()) return results;
 
   Project p;
   p.options = &options;
@@ -184,80 +220,67 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
   p.files.resize(files.size());
 
   // Display paths: relative to the folder all files share.
-  std::string common = files[0].path.substr(0, files[0].path.rfind('/') + 1);
-  for (const SourceFile& f : files)
-    while (!common.empty() && !f.path.starts_with(common)) {
+  std::string common = files[0]->path.substr(0, files[0]->path.rfind('/') + 1);
+  for (const ParsedFile* f : files)
+    while (!common.empty() && !f->path.starts_with(common)) {
       common.pop_back();
       common = common.substr(0, common.rfind('/') + 1);
     }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    FileModel& fm = p.files[i];
-    fm.path = files[i].path;
-    fm.display = fm.path.substr(common.size());
-    p.display_of[fm.path] = fm.display;
-  }
 
-  // Files are parsed and walked largest first, so that the threads end together.
-  std::vector<std::size_t> by_size(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) by_size[i] = i;
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&](std::size_t a, std::size_t b) { return files[a].text.size() > files[b].text.size(); });
-
-  // Parse and index, one parser per thread. Each file's tree is kept (compact, a few tens of bytes per
-  // node) for all the rounds.
-  const unsigned jobs = std::max(1u, options.jobs);
-  std::vector<std::unique_ptr<Parser>> parsers(std::min<std::size_t>(jobs, files.size()));
-  std::vector<LocalIndex> locals(files.size());
-  parallel_for(files.size(), jobs, [&](std::size_t k, unsigned t) {
-    const std::size_t i = by_size[k];
-    if (!parsers[t]) parsers[t] = std::make_unique<Parser>();
-    FileModel& fm = p.files[i];
-    const std::string& text = files[i].text;
-    fm.src = std::make_unique<SourceText>(fm.path, text);
-    std::string parse_error;
-    fm.tree = parsers[t]->parse(text, &parse_error);
-    if (!fm.tree) {
-      fm.errors.push_back(FileError{fm.path, parse_error, true, std::nullopt});
-      fm.tree = parsers[t]->parse("");
-    }
-    if (has_error(fm.tree->root())) fm.errors = syntax_errors(*fm.tree, *fm.src, kMaxSyntaxErrors);
-    index_file(fm, locals[i], static_cast<int>(i));
-  });
-  parsers.clear();
-
-  // Global ids.
+  // Global ids. Each file's tree is kept (compact, a few tens of bytes per node) for all the rounds.
   std::size_t func_count = 0, class_count = 0;
-  for (const LocalIndex& li : locals) {
-    func_count += li.funcs.size();
-    class_count += li.classes.size();
+  for (const ParsedFile* f : files) {
+    func_count += f->funcs.size();
+    class_count += f->classes.size();
   }
   p.funcs.reserve(func_count);
   p.classes.reserve(class_count);
+  std::vector<std::size_t> sizes(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
+    ParsedFile& pf = *files[i];
     FileModel& fm = p.files[i];
+    fm.path = pf.path;
+    fm.display = fm.path.substr(common.size());
+    p.display_of[fm.path] = fm.display;
+    fm.src = pf.src;
+    fm.tree = pf.tree;
+    sizes[i] = pf.src->text().size();
+    const int file = static_cast<int>(i);
     const int fbase = static_cast<int>(p.funcs.size());
     const int cbase = static_cast<int>(p.classes.size());
-    for (FuncInfo& fi : locals[i].funcs) {
+    for (FuncInfo& local : pf.funcs) {
+      FuncInfo& fi = p.funcs.emplace_back(consume ? std::move(local) : local);
+      fi.file = file;
       if (fi.cls >= 0) fi.cls += cbase;
       if (fi.parent >= 0) fi.parent += fbase;
-      p.funcs.push_back(std::move(fi));
     }
-    for (ClassInfo& ci : locals[i].classes) {
+    for (ClassInfo& local : pf.classes) {
+      ClassInfo& ci = p.classes.emplace_back(consume ? std::move(local) : local);
+      ci.file = file;
       for (auto& [name, id] : ci.methods) id += fbase;
-      p.classes.push_back(std::move(ci));
     }
     fm.module_func = fbase;
-    for (std::size_t f = 1; f < locals[i].funcs.size(); ++f) fm.funcs.push_back(fbase + static_cast<int>(f));
-    locals[i] = LocalIndex{};  // moved from: its memory goes back for the rounds
+    for (std::size_t f = 1; f < pf.funcs.size(); ++f) fm.funcs.push_back(fbase + static_cast<int>(f));
+    fm.top_funcs = consume ? std::move(pf.top_funcs) : pf.top_funcs;
+    fm.top_classes = consume ? std::move(pf.top_classes) : pf.top_classes;
     for (auto& [name, id] : fm.top_funcs) id += fbase;
     for (auto& [name, id] : fm.top_classes) id += cbase;
+    fm.raw_imports = consume ? std::move(pf.raw_imports) : pf.raw_imports;
+    fm.comments = consume ? std::move(pf.comments) : pf.comments;
+    fm.errors = consume ? std::move(pf.errors) : pf.errors;
+    if (consume) pf = ParsedFile{};  // its memory goes back for the rounds (the file model shares the tree)
   }
 
   link_project(p);
-  std::vector<FileOutput> outputs = run_rounds(p, by_size, jobs);
+  const unsigned jobs = std::max(1u, options.jobs);
+  std::vector<char> active;
+  if (partial && partial->choose) active = partial->choose(p);
+  std::vector<FileOutput> outputs = run_rounds(p, largest_first(sizes), jobs, active.empty() ? nullptr : &active,
+                                               partial ? &partial->group_of : nullptr);
 
   // Results, and the trees freed, on all threads.
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
+    if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
     r.findings = std::move(outputs[i].findings);
@@ -273,6 +296,19 @@ std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, co
     fm.tree.reset();
   });
   return results;
+}
+
+std::vector<FileResult> analyze_project(const std::vector<SourceFile>& files, const Options& options) {
+  std::vector<ParsedFile> parsed(files.size());
+  std::vector<ParsedFile*> ptrs(files.size());
+  std::vector<const std::string*> texts(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    parsed[i].path = files[i].path;
+    ptrs[i] = &parsed[i];
+    texts[i] = &files[i].text;
+  }
+  parse_files(texts, ptrs, options.jobs);
+  return analyze_parsed(ptrs, options, /*consume=*/true);
 }
 
 }  // namespace synclint::python

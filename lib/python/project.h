@@ -57,8 +57,8 @@ struct Binding {
 struct FileModel {
   std::string path;
   std::string display;  // path used in messages (relative to the project's common folder)
-  std::unique_ptr<SourceText> src;  // refers to the caller's text, alive during analyze_project
-  std::unique_ptr<SyntaxTree> tree;  // built once, alive until the results are made
+  std::shared_ptr<const SourceText> src;  // refers to the caller's text, alive during the analysis
+  std::shared_ptr<const SyntaxTree> tree;  // built once, alive until the results are made (or kept)
   int module_func = -1;
   std::vector<int> funcs;  // in pre-order (parents before nested functions)
   std::unordered_map<std::string, Binding> imports;

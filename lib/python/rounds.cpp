@@ -111,26 +111,6 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
   return h;
 }
 
-// Files joined by what they read from each other (imports, call edges, class attributes, module-level
-// names): a union-find that only grows.
-class FileGroups {
- public:
-  explicit FileGroups(std::size_t n) : parent_(n) {
-    for (std::size_t i = 0; i < n; ++i) parent_[i] = i;
-  }
-  std::size_t find(std::size_t i) {
-    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
-    return i;
-  }
-  void join(std::size_t a, std::size_t b) {
-    a = find(a), b = find(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
-  }
-
- private:
-  std::vector<std::size_t> parent_;
-};
-
 // Joins what the files in `walked` read (the others' outputs are unchanged since they were joined); the
 // imports, which never change, only when `imports` is set.
 void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutput>& outputs,
@@ -150,7 +130,8 @@ void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutp
 
 }  // namespace
 
-std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs) {
+std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs,
+                                   const std::vector<char>* active, std::vector<std::size_t>* group_of) {
   FileGroups groups(p.files.size());
   std::vector<char> stopped(p.files.size(), 0);  // by group root: its budget ended its rounds
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
@@ -158,7 +139,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   size_summaries(p.prev, p);
   p.heat = compute_heat(p, {});
   std::vector<FileOutput> outputs(p.files.size());
-  std::vector<char> dirty(p.files.size(), 1);
+  std::vector<char> dirty = active ? *active : std::vector<char>(p.files.size(), 1);
   std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
   std::vector<char> again(p.files.size(), 0);       // walked only in part (walk_file_again)
 
@@ -195,7 +176,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // parameter facts of its functions (re-derived from all call sites) and the attributes of its modules
     // (their parameter counts add up other classes'), so those stay in `prev` too.
     for (std::size_t i : order) {
-      if (round == 0 || walked[i]) continue;
+      if (walked[i]) continue;
       for (int f : funcs_of[i]) {
         std::swap(p.next.funcs[f], p.prev.funcs[f]);
         p.prev.funcs[f].params = p.next.funcs[f].params;
@@ -297,6 +278,13 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
       more = more || dirty[i];
     }
     if (!more) break;
+  }
+  if (group_of) {
+    std::vector<std::size_t> all(p.files.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    join_reads(groups, p, outputs, all, true);
+    group_of->resize(p.files.size());
+    for (std::size_t i = 0; i < p.files.size(); ++i) (*group_of)[i] = groups.find(i);
   }
   return outputs;
 }

@@ -256,7 +256,7 @@ struct StringInput {
 };
 }  // namespace
 
-std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error) {
+std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error, void* old, void** keep) {
   if (text.size() > UINT32_MAX - 1) {
     if (error) *error = "file too large for the parser";
     return nullptr;
@@ -280,7 +280,8 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
     return self->over_budget || self->over_memory;
   };
   TSTree* ts_tree = ts_parser_parse_with_options(
-      impl_->parser, nullptr, TSInput{&input, &StringInput::read, TSInputEncodingUTF8, nullptr}, options);
+      impl_->parser, static_cast<TSTree*>(old), TSInput{&input, &StringInput::read, TSInputEncodingUTF8, nullptr},
+      options);
   if (ts_tree == nullptr) {
     ts_parser_reset(impl_->parser);
     if (error) {
@@ -314,7 +315,8 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
     }
     room = count;
   }
-  ts_tree_delete(ts_tree);
+  if (keep) *keep = ts_tree;
+  else ts_tree_delete(ts_tree);
   return tree;
 }
 
@@ -356,7 +358,58 @@ std::vector<std::size_t> rejected_unpacking_stars(const SyntaxTree& tree, std::s
 }  // namespace
 
 std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* error) {
-  std::unique_ptr<SyntaxTree> tree = parse_once(text, error);
+  return parse_keeping(text, error, nullptr);
+}
+
+KeptTree::~KeptTree() {
+  if (tree_) ts_tree_delete(static_cast<TSTree*>(tree_));
+}
+
+namespace {
+// Where byte `byte` of `text` is, as tree-sitter counts (row, byte column).
+TSPoint point_at(std::string_view text, std::size_t byte) {
+  TSPoint p{0, 0};
+  std::size_t line_start = 0;
+  for (const char* nl = text.data(); (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<std::size_t>(text.data() + byte - nl))));) {
+    ++p.row;
+    line_start = static_cast<std::size_t>(++nl - text.data());
+  }
+  p.column = static_cast<std::uint32_t>(byte - line_start);
+  return p;
+}
+}  // namespace
+
+std::unique_ptr<SyntaxTree> Parser::parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
+                                                std::string* error) {
+  if (auto* old = static_cast<TSTree*>(kept.tree_); old && text.size() <= UINT32_MAX - 1) {
+    kept.tree_ = nullptr;
+    std::size_t prefix = 0;
+    const std::size_t common = std::min(old_text.size(), text.size());
+    while (prefix < common && old_text[prefix] == text[prefix]) ++prefix;
+    std::size_t suffix = 0;
+    while (suffix < common - prefix && old_text[old_text.size() - 1 - suffix] == text[text.size() - 1 - suffix]) ++suffix;
+    TSInputEdit edit{};
+    edit.start_byte = static_cast<std::uint32_t>(prefix);
+    edit.old_end_byte = static_cast<std::uint32_t>(old_text.size() - suffix);
+    edit.new_end_byte = static_cast<std::uint32_t>(text.size() - suffix);
+    edit.start_point = point_at(text, prefix);
+    edit.old_end_point = point_at(old_text, edit.old_end_byte);
+    edit.new_end_point = point_at(text, edit.new_end_byte);
+    ts_tree_edit(old, &edit);
+    void* fresh = nullptr;
+    std::unique_ptr<SyntaxTree> tree = parse_once(text, nullptr, old, &fresh);
+    ts_tree_delete(old);
+    if (tree && !(tree->at(0).flags & SyntaxTree::HasError)) {
+      kept.tree_ = fresh;
+      return tree;
+    }
+    if (fresh) ts_tree_delete(static_cast<TSTree*>(fresh));
+  }
+  return parse_keeping(text, error, &kept.tree_);
+}
+
+std::unique_ptr<SyntaxTree> Parser::parse_keeping(std::string_view text, std::string* error, void** keep) {
+  std::unique_ptr<SyntaxTree> tree = parse_once(text, error, nullptr, keep);
   if (!tree || !(tree->at(0).flags & SyntaxTree::HasError)) return tree;
   const std::vector<std::size_t> stars = rejected_unpacking_stars(*tree, text);
   if (stars.empty()) return tree;

@@ -77,6 +77,19 @@ class SyntaxTree {
   std::size_t size_ = 0;
 };
 
+// tree-sitter's own tree of the last text a Parser::parse_again parsed, kept for the next version of it.
+class KeptTree {
+ public:
+  KeptTree() = default;
+  ~KeptTree();
+  KeptTree(const KeptTree&) = delete;
+  KeptTree& operator=(const KeptTree&) = delete;
+
+ private:
+  friend class Parser;
+  void* tree_ = nullptr;  // TSTree
+};
+
 // A tree-sitter parser for Python (one per thread).
 class Parser {
  public:
@@ -93,13 +106,22 @@ class Parser {
   // It gives up too when tree-sitter's memory for it passes memory_limit_bytes(): kParseMemoryMB, or
   // SYNCLINT_PARSE_MEMORY_MB from the environment (ordinary code needs about 60 bytes per byte of source,
   // a long line of list items 250).
+  // parse(text), where `kept` holds the tree of `old_text` (or nothing): tree-sitter reuses the parts of it
+  // that the edit (the bytes between the texts' common prefix and suffix) left alone. A tree with errors is
+  // made again from scratch, since error recovery may end differently: the result is parse(text)'s.
+  // `kept` then holds the tree of `text`.
+  std::unique_ptr<SyntaxTree> parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
+                                          std::string* error = nullptr);
   static constexpr double kParseSecondsBase = 2.0;
   static constexpr double kParseSecondsPerMB = 1.0;
   static constexpr std::size_t kParseMemoryMB = 2048;
   static std::size_t memory_limit_bytes();
 
  private:
-  std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error);
+  // With `old`, an incremental parse (`old` edited to the text); with `keep`, tree-sitter's tree is kept there.
+  std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error, void* old = nullptr,
+                                         void** keep = nullptr);
+  std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

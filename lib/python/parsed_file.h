@@ -1,0 +1,59 @@
+// One file parsed and indexed on its own (tree, functions, classes, imports, comments, syntax errors), and
+// the analysis of a project made of such files. analyze_project parses every file and analyses them once;
+// ProjectCache (project_cache.h) keeps the parsed files between analyses and parses again only those
+// whose text changed.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "python/project.h"
+
+namespace synclint::python {
+
+// tree-sitter's tree of a file's last text, for an incremental parse of its next text (ProjectCache keeps
+// it for the files that changed once: those the user edits).
+struct Reparse {
+  std::string old_text;
+  KeptTree tree;
+};
+
+struct ParsedFile {
+  std::string path;
+  std::string text;  // a copy of the source, when the file is kept past the caller's texts (ProjectCache)
+  std::size_t hash = 0;
+  std::shared_ptr<const SourceText> src;
+  std::shared_ptr<const SyntaxTree> tree;
+  std::vector<FuncInfo> funcs;  // the module body first; file-local ids in `parent`/`cls`
+  std::vector<ClassInfo> classes;
+  std::unordered_map<std::string, int> top_funcs, top_classes;  // file-local ids
+  std::vector<FileModel::RawImport> raw_imports;
+  std::vector<Comment> comments;
+  std::vector<FileError> errors;  // syntax errors
+  std::shared_ptr<Reparse> reparse;  // when set, the parse starts from its tree, and leaves the new one there
+};
+
+// Parses and indexes `file` (path set; `text` the source, alive as long as `file`).
+void parse_file(ParsedFile& file, const std::string& text, Parser& parser);
+
+// Parses and indexes *texts[i] into *out[i] (path set) for every i, on `jobs` threads, largest first.
+void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs);
+
+// Which files of a linked project to walk (all when empty), and what a walk of some of them leaves for the
+// next one: each file's group at the end (the smallest file index in it; files not walked are alone).
+struct PartialRun {
+  std::function<std::vector<char>(const Project&)> choose;
+  std::vector<std::size_t> group_of;
+};
+
+// Analyses the parsed files as one project (analyze_project's results). With `consume`, the parsed files
+// are moved from (their memory goes back while the rounds run); otherwise they are left as they were.
+// With `partial`, only the files it chooses are walked (whole groups: see run_rounds); the others' results
+// hold their path only.
+std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, const Options& options, bool consume,
+                                       PartialRun* partial = nullptr);
+
+}  // namespace synclint::python

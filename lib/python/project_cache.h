@@ -1,0 +1,46 @@
+// A project kept in memory between analyses, for the language server: each file's parse and index (tree,
+// functions, classes, imports, comments) is kept under its path and a hash of its text, and each file's
+// results with its group (the files that read each other, run_rounds). An analysis parses again only the
+// files that are new or whose text changed, links the whole project, and walks only the groups that hold
+// such a file, a file that went away, or a file whose imports now reach another group; the other files
+// keep their results. The results are analyze_project's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "python/analyzer.h"
+
+namespace synclint::python {
+
+class ProjectCache {
+ public:
+  ProjectCache();
+  ~ProjectCache();
+  ProjectCache(const ProjectCache&) = delete;
+  ProjectCache& operator=(const ProjectCache&) = delete;
+
+  // analyze_project(files, options), reusing what the last call left for files whose path and text did not
+  // change; files absent from `files` are forgotten. `options` must judge as the last call's did (the same
+  // catalog contents): a change of hot functions or report_cold analyses everything again.
+  std::vector<FileResult> analyze(const std::vector<SourceFile>& files, const Options& options);
+
+  // How many files the last analyze() parsed, and how many it walked (the others kept their results).
+  std::size_t parsed_last() const { return parsed_last_; }
+  std::size_t walked_last() const { return walked_last_; }
+
+ private:
+  struct Kept;
+  std::unordered_map<std::string, std::unique_ptr<Kept>> files_;
+  std::vector<std::string> hot_functions_;
+  bool report_cold_ = false;
+  std::uint64_t generation_ = 0;  // of the groups' keys
+  std::size_t parsed_last_ = 0;
+  std::size_t walked_last_ = 0;
+};
+
+}  // namespace synclint::python

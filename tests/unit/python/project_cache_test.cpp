@@ -1,0 +1,222 @@
+// The project kept in memory (ProjectCache): after any sequence of edits, its results are those of
+// analyze_project on the same texts, while it parses only the files that changed and walks only their
+// groups.
+#include "python/project_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "python/syntax.h"
+#include "test_catalog.h"
+
+namespace synclint::python::test {
+namespace {
+
+// Everything a FileResult holds, as text.
+std::string dump(const std::vector<FileResult>& rs) {
+  std::ostringstream o;
+  auto range = [&](const SourceRange& r) {
+    o << r.path << ':' << r.begin.line << ':' << r.begin.column << '-' << r.end.line << ':' << r.end.column;
+  };
+  for (const FileResult& r : rs) {
+    o << "== " << r.path << '\n';
+    for (const Finding& f : r.findings) {
+      o << f.rule_id << ' ' << f.rule_name << ' ' << static_cast<int>(f.severity) << ' ';
+      range(f.range);
+      o << " [" << f.message << "] " << static_cast<int>(f.confidence) << ' ' << f.periodic << ' '
+        << f.reads_per_step << ' ' << f.function << " [" << f.fix << "]\n";
+      for (const RelatedLocation& l : f.related) {
+        o << "  related ";
+        range(l.range);
+        o << ' ' << l.message << '\n';
+      }
+      for (const TextEdit& e : f.edits) {
+        o << "  edit ";
+        range(e.range);
+        o << ' ' << e.replacement << '\n';
+      }
+    }
+    for (const Comment& c : r.comments)
+      o << "comment " << c.begin.line << ':' << c.begin.column << ' ' << c.text << '\n';
+    for (const FileError& e : r.errors)
+      o << "error " << e.path << ' ' << e.message << ' ' << e.fatal << ' '
+        << (e.position ? std::to_string(e.position->line) + ":" + std::to_string(e.position->column) : "-") << '\n';
+  }
+  return o.str();
+}
+
+const std::string kUtils =
+    "import torch\n"
+    "\n"
+    "def log_stats(loss):\n"
+    "    return loss.item()\n"
+    "\n"
+    "def to_gpu(x):\n"
+    "    return x.cuda()\n";
+const std::string kTrain =
+    "import torch\n"
+    "from utils import log_stats, to_gpu\n"
+    "from model import Net\n"
+    "\n"
+    "def train(loader):\n"
+    "    net = Net()\n"
+    "    for batch in loader:\n"
+    "        loss = net(to_gpu(batch)).sum()\n"
+    "        log_stats(loss)\n";
+const std::string kModel =
+    "import torch\n"
+    "\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.scale = torch.ones(1, device='cuda')\n"
+    "    def forward(self, x):\n"
+    "        if self.scale.item() > 0:\n"
+    "            return x * self.scale\n"
+    "        return x\n";
+const std::string kSolo =
+    "import torch\n"
+    "\n"
+    "def run(loader):\n"
+    "    for b in loader:\n"
+    "        print(float(b.cuda().sum()))  # synclint: ignore[SYNC002]\n";
+
+std::vector<SourceFile> project() {
+  return {{"proj/model.py", kModel}, {"proj/solo/run.py", kSolo}, {"proj/train.py", kTrain}, {"proj/utils.py", kUtils}};
+}
+
+// A call moves out of the loop in train.py: the finding in utils.py goes away, as from scratch; only the
+// edited file is parsed again, and the independent file is not walked again.
+TEST(ProjectCache, ACallLeavingTheLoopClearsTheHelpersFinding) {
+  std::vector<SourceFile> files = project();
+  ProjectCache cache;
+  const std::vector<FileResult> first = cache.analyze(files, options());
+  EXPECT_EQ(dump(first), dump(analyze_project(files, options())));
+  EXPECT_EQ(cache.parsed_last(), 4u);
+  ASSERT_EQ(first[3].path, "proj/utils.py");
+  EXPECT_EQ(sites(first[3], "SYNC001"), std::vector<std::string>{"4:12"});
+
+  std::string& train = files[2].text;
+  const std::string call = "        log_stats(loss)\n";
+  train.erase(train.find(call));
+  train += "    log_stats(loss)\n";
+  const std::vector<FileResult> moved = cache.analyze(files, options());
+  EXPECT_EQ(dump(moved), dump(analyze_project(files, options())));
+  EXPECT_TRUE(sites(moved[3], "SYNC001").empty());
+  EXPECT_EQ(cache.parsed_last(), 1u);
+  EXPECT_EQ(cache.walked_last(), 3u);  // train.py, utils.py, model.py: not solo/run.py
+
+  // Nothing changed: nothing parsed or walked, the same results.
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(moved));
+  EXPECT_EQ(cache.parsed_last(), 0u);
+  EXPECT_EQ(cache.walked_last(), 0u);
+
+  // Options that judge differently: everything walked again.
+  Options cold = options(/*report_cold=*/true);
+  EXPECT_EQ(dump(cache.analyze(files, cold)), dump(analyze_project(files, cold)));
+  EXPECT_EQ(cache.walked_last(), 4u);
+}
+
+// An import that now reaches another group walks both; an edit that leaves a group, and a file that goes
+// away, walk the group again.
+TEST(ProjectCache, GroupsJoinedByANewImportOrLeftByARemovedFile) {
+  std::vector<SourceFile> files = project();
+  ProjectCache cache;
+  cache.analyze(files, options());
+  files[2].text = "def train(loader):\n    pass\n";  // train.py imports and calls nothing any more
+  const std::vector<FileResult> left = cache.analyze(files, options());
+  EXPECT_EQ(dump(left), dump(analyze_project(files, options())));
+  EXPECT_TRUE(sites(left[3], "SYNC001").empty());
+  EXPECT_EQ(cache.walked_last(), 3u);
+  files = project();
+  cache.analyze(files, options());
+  files[1].text = "from utils import log_stats\n" + files[1].text + "        log_stats(b)\n";
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+  EXPECT_EQ(cache.walked_last(), 4u);
+  files.erase(files.begin() + 3);  // utils.py
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+  EXPECT_EQ(cache.walked_last(), 3u);
+}
+
+// Random edits (fixed seed): characters typed and deleted anywhere, lines replaced by code that moves calls
+// in and out of loops, imports added, files added and removed. After each edit, the kept project's results
+// are those of a run from scratch.
+TEST(ProjectCache, RandomEditsGiveTheResultsOfAnAnalysisFromScratch) {
+  const std::vector<std::string> lines = {
+      "    for batch in loader:\n", "        log_stats(loss)\n", "    log_stats(loss)\n",
+      "        x = to_gpu(batch).item()\n", "from utils import log_stats\n", "import model\n",
+      "def helper(t):\n    return t.item()\n", "        helper(batch)\n", "class M(torch.nn.Module):\n",
+      "        self.w = torch.zeros(2).cuda()\n", "    while True:\n", "        if step % 10 == 0:\n",
+      "# synclint: ignore[SYNC001]\n", "\n", "  (\n"};
+  const std::string chars = "abx()[]:.,= \n#'\"0";
+  std::mt19937 rng(29);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<SourceFile> files = project();
+  ProjectCache cache;
+  int walked_less = 0;
+  for (int step = 0; step < 300; ++step) {
+    const std::size_t op = pick(10);
+    if (op == 0 && files.size() < 7) {
+      files.push_back({"proj/extra" + std::to_string(step) + ".py", lines[pick(lines.size())] + kUtils});
+    } else if (op == 1 && files.size() > 2) {
+      files.erase(files.begin() + static_cast<std::ptrdiff_t>(pick(files.size())));
+    } else {
+      std::string& text = files[pick(files.size())].text;
+      const std::size_t at = text.empty() ? 0 : pick(text.size() + 1);
+      if (op < 6) {
+        text.insert(at, 1, chars[pick(chars.size())]);
+      } else if (op < 8 && !text.empty()) {
+        text.erase(std::min(at, text.size() - 1), 1);
+      } else {
+        const std::size_t line = text.rfind('\n', at == 0 ? 0 : at - 1);
+        const std::size_t begin = line == std::string::npos ? 0 : line + 1;
+        const std::size_t end = text.find('\n', begin);
+        text.replace(begin, end == std::string::npos ? std::string::npos : end + 1 - begin, lines[pick(lines.size())]);
+      }
+    }
+    std::vector<SourceFile> sorted = files;
+    std::sort(sorted.begin(), sorted.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+    const Options o = options(/*report_cold=*/step % 50 >= 40);
+    ASSERT_EQ(dump(cache.analyze(sorted, o)), dump(analyze_project(sorted, o))) << "after edit " << step;
+    if (cache.walked_last() < sorted.size()) ++walked_less;
+  }
+  EXPECT_GT(walked_less, 30);  // the groups left alone were not walked
+}
+
+
+// A parse that starts from the tree of the last text gives the tree a parse from scratch gives, node by node,
+// after random edits (with and without syntax errors) of a longer file.
+TEST(ProjectCache, AParseFromTheLastTreeIsAParseFromScratch) {
+  std::string base;
+  for (int i = 0; i < 20; ++i) base += kTrain + "\n" + kModel;
+  const std::string chars = "abx_0 ():\n#'";
+  std::mt19937 rng(7);
+  Parser incremental, scratch;
+  KeptTree kept;
+  std::string text;  // the last text parsed
+  int without_errors = 0;
+  for (int step = 0; step < 150; ++step) {
+    std::string next = step % 3 == 0 ? base : text;  // edits that pile up, and edits of the original
+    const std::size_t at = rng() % (next.size() + 1);
+    if (rng() % 3 != 0) next.insert(at, 1, chars[rng() % chars.size()]);
+    else if (at < next.size()) next.erase(at, 1 + rng() % 2);
+    const std::unique_ptr<SyntaxTree> a = incremental.parse_again(text, next, kept);
+    const std::unique_ptr<SyntaxTree> b = scratch.parse(next);
+    ASSERT_TRUE(a && b);
+    ASSERT_EQ(a->size(), b->size()) << "after edit " << step;
+    for (std::uint32_t i = 0; i < a->size(); ++i)
+      ASSERT_EQ(std::memcmp(&a->at(i), &b->at(i), sizeof(SyntaxTree::Item)), 0) << "node " << i << " after edit " << step;
+    if (!(b->at(0).flags & SyntaxTree::HasError)) ++without_errors;
+    text = std::move(next);
+  }
+  EXPECT_GT(without_errors, 25);
+}
+
+}  // namespace
+}  // namespace synclint::python::test
