@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/discover.h"
 #include "lsp/server.h"
 
 namespace synclint::lsp {
@@ -63,6 +64,19 @@ Range Server::range_of(const SourceRange& range) const {
 
 std::vector<Diagnostic> Server::diagnostics_for(const std::string& path) const {
   std::vector<Diagnostic> out = config_diagnostics(path);
+  // The file's own problems (a syntax error, a file the parser gave up on, a compile error), as an error
+  // at their place, or on the first line when they have none. A C++ file's problems without a place (no
+  // compilation database for it) go to the log only, as clangd does.
+  const bool python = engine::language_of(path) == Language::Python;
+  for (const FileError& e : result_.errors) {
+    if (e.path != path || (!e.position && !python)) continue;
+    Diagnostic d;
+    const synclint::Position at = e.position ? *e.position : synclint::Position{1, 1};
+    d.range = range_of(SourceRange{path, at, at});
+    d.severity = DiagnosticSeverity::Error;
+    d.message = e.message;
+    out.push_back(std::move(d));
+  }
   auto it = result_.findings.find(path);
   if (it == result_.findings.end()) return out;
   for (const Finding& f : it->second) {

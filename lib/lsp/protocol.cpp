@@ -116,8 +116,9 @@ void to_json(json& j, const Location& l) { j = json{{"uri", l.uri}, {"range", l.
 void to_json(json& j, const TextEdit& e) { j = json{{"range", e.range}, {"newText", e.new_text}}; }
 
 void to_json(json& j, const Diagnostic& d) {
-  j = json{{"range", d.range}, {"severity", static_cast<int>(d.severity)}, {"code", d.code},
-           {"source", d.source}, {"message", d.message}};
+  j = json{{"range", d.range}, {"severity", static_cast<int>(d.severity)}, {"source", d.source},
+           {"message", d.message}};
+  if (!d.code.empty()) j["code"] = d.code;
   if (!d.code_href.empty()) j["codeDescription"] = json{{"href", d.code_href}};
   if (!d.related.empty()) {
     json related = json::array();

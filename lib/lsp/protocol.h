@@ -67,7 +67,7 @@ struct DiagnosticRelated {
 struct Diagnostic {
   Range range;
   DiagnosticSeverity severity = DiagnosticSeverity::Warning;
-  std::string code;          // rule id
+  std::string code;          // rule id; empty (left out) for a file's syntax or read error
   std::string code_href;     // codeDescription.href; empty: left out
   std::string source = "synclint";
   std::string message;

@@ -274,6 +274,7 @@ std::vector<WorkspaceDocumentReport> Server::workspace_diagnostics(const std::ma
   std::set<std::string> uris;
   for (const auto& [path, findings] : result_.findings) uris.insert(path_to_uri(path));
   for (const auto& problem : result_.config_problems) uris.insert(path_to_uri(engine::workspace_key(problem.file)));
+  for (const FileError& e : result_.errors) uris.insert(path_to_uri(e.path));
   std::vector<WorkspaceDocumentReport> out;
   for (const std::string& uri : uris) {
     WorkspaceDocumentReport r;

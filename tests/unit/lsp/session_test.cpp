@@ -325,6 +325,33 @@ TEST_F(Session, ConfigurationErrorsAreDiagnosticsOnTheConfigFile) {
   EXPECT_FALSE(published("train.py").empty());  // still checked, with the defaults
 }
 
+TEST_F(Session, SyntaxErrorsAreErrorDiagnosticsAtTheirPlace) {
+  t.write("train.py", kTrain);
+  initialize();
+  open("train.py", kTrain);
+  // Line 3 loses its closing bracket, then gets it back.
+  change("train.py", 2, Range{{2, 0}, {2, 0}}, "x = foo(\n");
+  change("train.py", 3, Range{{2, 0}, {3, 0}}, "");
+  shutdown_and_exit();
+  EXPECT_EQ(run(), 0);
+  const std::vector<json> p = published("train.py");
+  ASSERT_EQ(p.size(), 3u);
+  const auto errors = [](const json& items) {
+    std::vector<json> out;
+    for (const json& d : items)
+      if (d["severity"] == 1) out.push_back(d);
+    return out;
+  };
+  EXPECT_TRUE(errors(p[0]).empty());
+  const std::vector<json> broken = errors(p[1]);
+  ASSERT_EQ(broken.size(), 1u);
+  EXPECT_FALSE(broken[0].contains("code"));
+  EXPECT_EQ(broken[0]["source"], "synclint");
+  EXPECT_THAT(broken[0]["message"].get<std::string>(), HasSubstr("syntax error"));
+  EXPECT_GE(broken[0]["range"]["start"]["line"].get<int>(), 2);
+  EXPECT_TRUE(errors(p[2]).empty());
+}
+
 // --- pull diagnostics ----------------------------------------------------------------------------
 
 TEST_F(Session, PullDiagnosticsWhenTheClientSupportsThem) {
