@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/compile_error.h"
 #include "engine/discover.h"
 #include "lsp/server.h"
 
@@ -73,8 +74,8 @@ std::vector<Diagnostic> Server::diagnostics_for(const std::string& path) const {
     Diagnostic d;
     const synclint::Position at = e.position ? *e.position : synclint::Position{1, 1};
     d.range = range_of(SourceRange{path, at, at});
-    d.severity = DiagnosticSeverity::Error;
-    d.message = e.message;
+    d.severity = shown_as_error(e) ? DiagnosticSeverity::Error : DiagnosticSeverity::Warning;
+    d.message = std::string(shown_message(e));
     out.push_back(std::move(d));
   }
   auto it = result_.findings.find(path);
