@@ -1,6 +1,7 @@
 // The C++ rule table against the catalog: a rule that lists `cpp` has an entry in lib/cxx/rules/table.cpp,
 // a positive fixture (fixtures/cpp/rules/<ID>_<name>.cpp) and a negative one
-// (fixtures/cpp/rules/negative/<ID>_<name>_ok.cpp); an entry names a rule that lists `cpp`.
+// (fixtures/cpp/rules/negative/<ID>_<name>_ok.cpp); an entry names a rule that lists `cpp`. SYNC100 (unused
+// suppressions) is found by lib/core/suppressions.cpp for every language: fixtures, no entry.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,14 +30,18 @@ TEST(CxxRuleTable, EveryCppRuleHasAnEntryAndFixtures) {
   for (const Rule& r : Catalog::builtin().rules()) {
     if (!lists_cpp(r)) continue;
     ++cpp_rules;
+    EXPECT_TRUE(fs::exists(root / (stem(r) + ".cpp"))) << r.id << ": no positive C++ fixture";
+    EXPECT_TRUE(fs::exists(root / "negative" / (stem(r) + "_ok.cpp"))) << r.id << ": no negative C++ fixture";
     const RuleEntry* e = find_rule_entry(r.id);
+    if (r.id == "SYNC100") {
+      EXPECT_EQ(e, nullptr) << "SYNC100 is found after the front-ends, not by a matcher";
+      continue;
+    }
     ASSERT_NE(e, nullptr) << r.id << " lists cpp but lib/cxx/rules/table.cpp has no entry";
     EXPECT_NE(e->register_matchers, nullptr);
     EXPECT_NE(e->check, nullptr);
-    EXPECT_TRUE(fs::exists(root / (stem(r) + ".cpp"))) << r.id << ": no positive C++ fixture";
-    EXPECT_TRUE(fs::exists(root / "negative" / (stem(r) + "_ok.cpp"))) << r.id << ": no negative C++ fixture";
   }
-  EXPECT_EQ(cpp_rules, 9);
+  EXPECT_EQ(cpp_rules, 10);
 }
 
 TEST(CxxRuleTable, EveryEntryIsACppRuleOnce) {
