@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one fuzz target on its committed corpus: tests/fuzz/run.sh TARGET SECONDS [BUILD_DIR]
-# BUILD_DIR (default build-fuzz) is a tree configured with -DSYNCLINT_FUZZ=ON and clang-19 (docs/reliability.md).
+# BUILD_DIR (default build-asan, `cmake --preset asan`) is a tree configured with -DSYNCLINT_FUZZ=ON and clang-19.
 # The committed corpus is only read: new inputs go to BUILD_DIR/fuzz/TARGET/corpus, findings to
 # BUILD_DIR/fuzz/TARGET/findings/ (crash-*, leak-*, timeout-*, oom-*). Prints the run's executions and exec/s
 # and exits non-zero on any finding.
@@ -8,7 +8,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 target="${1:?usage: run.sh TARGET SECONDS [BUILD_DIR]}"
 seconds="${2:?usage: run.sh TARGET SECONDS [BUILD_DIR]}"
-build="$(cd "${3:-$here/../../build-fuzz}" && pwd)"
+build="$(cd "${3:-$here/../../build-asan}" && pwd)"
 exe="$build/tests/fuzz/${target}_fuzzer"
 [[ -x "$exe" ]] || { echo "run.sh: $exe not built (cmake --build $build --target ${target}_fuzzer)" >&2; exit 2; }
 work="$build/fuzz/$target"
