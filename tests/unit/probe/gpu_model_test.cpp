@@ -226,12 +226,13 @@ TEST(GpuModel, ACopyItNeverSawIsNamedByItsDirection) {
   d2h.launch_key = 0xD2;
   d2h.launch_family = copy_family(2);  // cudaMemcpyDeviceToHost
   d2h.gpu_modelled = true;
+  const auto c1 = d2h.correlation_id;  // read now: the next host() may move the calls (d2h dangles)
   HostCall& other = b.host(10010, 10013, HostCallKind::AsyncCopy, "cudaMemcpyAsync");
   other.correlation_id = b.next_corr++;
   other.launch_key = 0xD4;
   other.launch_family = copy_family(4);  // cudaMemcpyDefault: the direction is the pointers'
   other.gpu_modelled = true;
-  const auto c1 = d2h.correlation_id, c2 = other.correlation_id;
+  const auto c2 = other.correlation_id;
   EventStream s = b.done();
   EXPECT_EQ(m.synthesize(s), 2u);
   EXPECT_EQ(m.unknown_work(), 2u);
