@@ -52,13 +52,18 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
   double sampled_time = 0, sampled_wall = 0;  // the merged sampled fraction: weighted by process wall time
   std::size_t ok = 0;
   std::string first_problem;
+  std::vector<std::string> not_ok;  // "rank 1", or "pid 4242" for a process without a rank
   for (const auto& r : reports) {
     for (const auto& run : r.runs) {
       out.runs.push_back(run);
       total_wall += run.wall_ms;
     }
-    if (r.run.status == "ok") ++ok;
-    else if (first_problem.empty()) first_problem = r.run.status;
+    if (r.run.status == "ok") {
+      ++ok;
+    } else {
+      if (first_problem.empty()) first_problem = r.run.status;
+      not_ok.push_back(r.run.rank >= 0 ? "rank " + std::to_string(r.run.rank) : "pid " + std::to_string(r.run.pid));
+    }
     out.run.wall_ms = std::max(out.run.wall_ms, r.run.wall_ms);
     out.syncs += r.syncs;
     out.host_blocked_ms += r.host_blocked_ms;
@@ -109,8 +114,12 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
       out.run.gpu_records = out.run.gpu_records.empty() ? run.gpu_records : "mixed";
   if (ok == reports.size()) out.run.status = "ok";
   else if (ok == 0) out.run.status = first_problem;
-  else out.run.status = "partial: " + std::to_string(reports.size() - ok) + " of " + std::to_string(reports.size()) +
-                        " processes: " + first_problem;
+  else {
+    std::string who;
+    for (const std::string& w : not_ok) who += (who.empty() ? "" : ", ") + w;
+    out.run.status = "partial: " + std::to_string(reports.size() - ok) + " of " + std::to_string(reports.size()) +
+                     " processes (" + who + "): " + first_problem;
+  }
   auto most = [](const std::map<std::string, std::uint64_t>& counts) {
     std::string best;
     std::uint64_t n = 0;

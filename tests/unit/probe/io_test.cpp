@@ -312,7 +312,15 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   // Status: one process without data makes the merge partial.
   ProbeReport bad = sample_report(3, 0);
   bad.run.status = "cupti-unavailable: libcupti.so not found";
-  EXPECT_EQ(merge({r0, bad}).run.status, "partial: 1 of 2 processes: cupti-unavailable: libcupti.so not found");
+  EXPECT_EQ(merge({r0, bad}).run.status,
+            "partial: 1 of 2 processes (rank 3): cupti-unavailable: libcupti.so not found");
+  // The processes that are not ok are named: by rank, or by pid where no rank is set.
+  ProbeReport killed = sample_report(1, 0);
+  killed.run.rank = -1;
+  killed.run.pid = 4242;
+  killed.run.status = "partial: the probe's final report was not written (the process ended first)";
+  EXPECT_EQ(merge({r0, bad, killed}).run.status,
+            "partial: 2 of 3 processes (rank 3, pid 4242): cupti-unavailable: libcupti.so not found");
   EXPECT_EQ(merge({bad}).run.status, "cupti-unavailable: libcupti.so not found");
 }
 
