@@ -82,7 +82,10 @@ def case_rapid_edits():
         c.kept.clear()
     after_10000 = rss_kb(c.proc.pid)
     print("RSS after 1,000 edits: %d kB, after 10,000: %d kB" % (after_1000, after_10000))
-    check(after_10000 <= after_1000 * 1.10, "RSS after edit 10,000 within 10% of RSS after edit 1,000")
+    if os.environ.get("SYNCLINT_TEST_SANITIZED"):
+        print("memory check left out: a sanitized build keeps freed memory in quarantine")
+    else:
+        check(after_10000 <= after_1000 * 1.10, "RSS after edit 10,000 within 10% of RSS after edit 1,000")
     # The last edit's diagnostics are published (the text is back to the original).
     c.change(train, version + 1, (9, 0), (10, 0), "")
     diags = c.diagnostics(train, pred=lambda ds: not any(x["code"] == "SYNC001" for x in ds))
