@@ -19,7 +19,7 @@ namespace synclint::json_values {
 
 // `value` as T when it holds exactly a T, nullopt otherwise. Integer T: a JSON integer within T's range, or
 // a float with an integral value within it; never a bool or a fraction. Floating-point T: any number but a
-// bool. std::string: a string. bool: a bool. std::vector<std::string>: an array of strings.
+// bool. std::string: a string. bool: a bool. std::vector<std::string> / std::vector<integer>: an array of them.
 template <typename T>
 std::optional<T> exact(const nlohmann::json& value) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -49,12 +49,15 @@ std::optional<T> exact(const nlohmann::json& value) {
     if (value.is_string()) return value.get<std::string>();
     return std::nullopt;
   } else {
-    static_assert(std::is_same_v<T, std::vector<std::string>>, "exact<T>: unsupported type");
+    using E = typename T::value_type;
+    static_assert(std::is_same_v<T, std::vector<E>> && (std::is_same_v<E, std::string> || std::is_integral_v<E>),
+                  "exact<T>: unsupported type");
     if (!value.is_array()) return std::nullopt;
     T out;
     for (const auto& e : value) {
-      if (!e.is_string()) return std::nullopt;
-      out.push_back(e.get<std::string>());
+      auto v = exact<E>(e);
+      if (!v) return std::nullopt;
+      out.push_back(std::move(*v));
     }
     return out;
   }
@@ -72,8 +75,12 @@ std::string expected() {
     return "a number";
   } else if constexpr (std::is_same_v<T, std::string>) {
     return "a string";
-  } else {
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
     return "an array of strings";
+  } else {
+    using E = typename T::value_type;
+    return "an array of integers from " + std::to_string(std::numeric_limits<E>::min()) + " to " +
+           std::to_string(std::numeric_limits<E>::max());
   }
 }
 

@@ -73,6 +73,9 @@ struct Site {
   // Host time of the timed Python calls that made the site's reads, outside their CUDA calls (Python
   // 3.12+; 0 otherwise): what a removed read takes along besides its calls (docs/probe.md).
   double python_call_ms = 0;
+  // The ranks whose processes made the site's calls, ascending (a merge of ranked processes); empty in a
+  // process's own report and where no rank is set.
+  std::vector<std::int32_t> ranks;
 };
 
 // The whole report. The totals are members here and the "totals" object in JSON.
@@ -132,6 +135,7 @@ void site_fields(S& s, Visit&& visit) {
   visit("saving_if_removed_ms", s.saving_if_removed_ms);
   visit("wait_saving_ms", s.wait_saving_ms);
   visit("python_call_ms", s.python_call_ms);
+  visit("ranks", s.ranks);
 }
 
 template <typename R, typename Visit>

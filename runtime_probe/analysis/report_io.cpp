@@ -78,6 +78,12 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
     for (const auto& s : r.sites) {
       const Key key{s.site.path, s.site.line, s.site.function};
       auto [it, fresh] = sites.emplace(key, s);
+      auto& ranks = it->second.ranks;
+      if (fresh) ranks.clear();
+      if (!s.ranks.empty()) ranks.insert(ranks.end(), s.ranks.begin(), s.ranks.end());
+      else if (r.run.rank >= 0) ranks.push_back(r.run.rank);
+      std::sort(ranks.begin(), ranks.end());
+      ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
       if (!fresh) {
         it->second.calls += s.calls;
         it->second.traced_calls += s.traced_calls;
@@ -144,6 +150,11 @@ std::string format_table(const ProbeReport& r, std::size_t max_rows) {
   struct Row {
     std::string cells[8];
   };
+  // With several ranks, each site says which of them made its calls.
+  std::vector<std::int32_t> all_ranks;
+  for (const auto& run : r.runs)
+    if (run.rank >= 0 && std::find(all_ranks.begin(), all_ranks.end(), run.rank) == all_ranks.end()) all_ranks.push_back(run.rank);
+  const bool show_ranks = all_ranks.size() > 1;
   std::vector<Row> rows;
   rows.push_back({{"#", "site", "rule guess", "calls", "host blocked", "GPU idle after", "predicted saving", "share"}});
   std::size_t n = 0;
@@ -154,6 +165,11 @@ std::string format_table(const ProbeReport& r, std::size_t max_rows) {
     std::string site = path + ":" + std::to_string(s.site.line);
     if (!s.site.function.empty()) site += " (" + s.site.function + ")";
     site += " " + s.api;
+    if (show_ranks && !s.ranks.empty()) {
+      site += s.ranks.size() == 1 ? " [rank " : " [ranks ";
+      for (std::size_t i = 0; i < s.ranks.size(); ++i) site += (i ? ", " : "") + std::to_string(s.ranks[i]);
+      site += "]";
+    }
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", s.share_of_run * 100);
     rows.push_back({{std::to_string(++n), site, s.rule_guess.empty() ? "?" : s.rule_guess, std::to_string(s.calls),

@@ -278,13 +278,19 @@ TEST(ProbeReportIo, AReportWithoutTracedBlockedTimeTakesTheTracedCallsShare) {
   EXPECT_DOUBLE_EQ(back.sites.at(0).traced_host_blocked_ms, 12.5 * 75 / 300);
 }
 
-TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
-  ProbeReport r0 = sample_report(0, 6), r1 = sample_report(1, 4);
+// Rank 1's report with a second site, line 50, that rank 0 does not have (saving 20 ms: ranked first).
+ProbeReport rank1_with_its_own_site() {
+  ProbeReport r1 = sample_report(1, 4);
   SiteResult other = r1.sites[0];
   other.site.line = 50;
   other.predicted_saving_ms = 20;
   r1.sites.push_back(other);
   r1.syncs += other.calls;
+  return r1;
+}
+
+TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
+  const ProbeReport r0 = sample_report(0, 6), r1 = rank1_with_its_own_site();
   const ProbeReport m = merge({r1, r0});
   ASSERT_EQ(m.runs.size(), 2u);
   EXPECT_EQ(m.run.rank, 0);
@@ -322,6 +328,33 @@ TEST(ProbeReportIo, MergeSumsPerSiteAndKeepsPerRankRuns) {
   EXPECT_EQ(merge({r0, bad, killed}).run.status,
             "partial: 2 of 3 processes (rank 3, pid 4242): cupti-unavailable: libcupti.so not found");
   EXPECT_EQ(merge({bad}).run.status, "cupti-unavailable: libcupti.so not found");
+}
+
+// Each merged site names the ranks that made its calls; the names survive a second merge and a round trip,
+// and the table shows them once the report holds more than one rank.
+TEST(ProbeReportIo, MergedSitesNameTheirRanks) {
+  const ProbeReport m = merge({rank1_with_its_own_site(), sample_report(0, 6)});
+  ASSERT_EQ(m.sites.size(), 2u);
+  EXPECT_EQ(m.sites[0].ranks, (std::vector<std::int32_t>{1}));
+  EXPECT_EQ(m.sites[1].ranks, (std::vector<std::int32_t>{0, 1}));
+  const ProbeReport again = merge({parse_report(report_to_json(m), "m.json"), sample_report(3, 2)});
+  EXPECT_EQ(again.sites[0].ranks, (std::vector<std::int32_t>{1}));
+  EXPECT_EQ(again.sites[1].ranks, (std::vector<std::int32_t>{0, 1, 3}));
+  const std::string table = format_table(m);
+  EXPECT_NE(table.find("train.py:50 (train_step) cudaStreamSynchronize [rank 1]"), std::string::npos) << table;
+  EXPECT_NE(table.find("train.py:42 (train_step) cudaStreamSynchronize [ranks 0, 1]"), std::string::npos) << table;
+  // One process, or processes without ranks: no rank in the report or the table.
+  EXPECT_TRUE(merge({sample_report(0, 6)}).sites[0].ranks == std::vector<std::int32_t>{0});
+  EXPECT_EQ(format_table(merge({sample_report(0, 6)})).find("[rank"), std::string::npos);
+  ProbeReport a = sample_report(0, 6), b = sample_report(1, 4);
+  a.run.rank = b.run.rank = -1;
+  a.runs = {a.run};
+  b.runs = {b.run};
+  EXPECT_TRUE(merge({a, b}).sites[0].ranks.empty());
+  // A rank list of the wrong type is refused with the field named.
+  json doc = json::parse(report_to_json(m));
+  doc["sites"][0]["ranks"] = json::array({"zero"});
+  EXPECT_THROW((void)parse_report(doc.dump(), "bad.json"), ProbeError);
 }
 
 TEST(ProbeReportIo, TableShowsRankedSitesRelativeToTheRunDirectory) {
