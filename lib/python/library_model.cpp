@@ -146,7 +146,7 @@ bool tensor_callable_name(std::string_view n) {
          contains_ci(n, "module") || contains_ci(n, "encoder") || contains_ci(n, "decoder") ||
          contains_ci(n, "head") || contains_ci(n, "layer") || contains_ci(n, "policy") || contains_ci(n, "critic") ||
          contains_ci(n, "actor") || contains_ci(n, "backbone") || contains_ci(n, "gather") ||
-         contains_ci(n, "reduce");
+         contains_ci(n, "reduce") || n.ends_with("generate") || n.ends_with("inference_step");
 }
 
 Value string_literal_value(std::string_view t) {

@@ -463,7 +463,13 @@ void Walker::assign(Node target, const Value& v) {
   target = strip_parens(target);
   if (null(target)) return;
   switch (kind(target)) {
-    case K::Identifier: env_[std::string(text(target))] = v; return;
+    case K::Identifier: {
+      const std::string_view name = text(target);
+      // `hypo_str = decode(tokens, ...)`: a name for text holds a string, whatever a helper's arguments were.
+      const bool text_name = name.ends_with("_str") || name.ends_with("_string");
+      env_[std::string(name)] = text_name && v.on_device() ? Value::host() : v;
+      return;
+    }
     case K::Attribute: {
       const std::string key = path_key(target);
       if (key.empty()) {
