@@ -195,8 +195,10 @@ void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& re
     const FuncHeat& fh = p_.heat[cur];
     if (fh.callback && fh.via < 0) {
       const FuncInfo& fi = p_.funcs[cur];
-      if (called.empty()) called = "`" + fi.name + "` is a per-step callback";
-      else called += " in per-step callback `" + fi.name + "`";
+      const std::string_view loop = library_hook_loop(p_, cur);
+      const std::string by = loop.empty() ? "" : " of " + std::string(loop);
+      if (called.empty()) called = "`" + fi.name + "` is a per-step callback" + by;
+      else called += " in per-step callback `" + fi.name + "`" + by;
       related.push_back({fi.name_range, "per-step callback `" + fi.name + "`"});
       return;
     }

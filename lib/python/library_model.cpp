@@ -146,7 +146,7 @@ bool tensor_callable_name(std::string_view n) {
          contains_ci(n, "module") || contains_ci(n, "encoder") || contains_ci(n, "decoder") ||
          contains_ci(n, "head") || contains_ci(n, "layer") || contains_ci(n, "policy") || contains_ci(n, "critic") ||
          contains_ci(n, "actor") || contains_ci(n, "backbone") || contains_ci(n, "gather") ||
-         contains_ci(n, "reduce");
+         contains_ci(n, "reduce") || n.ends_with("generate") || n.ends_with("inference_step");
 }
 
 Value string_literal_value(std::string_view t) {
@@ -507,6 +507,9 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
       if (m == "cuda") return Value::device(rv.conf);
       if (host_method(m) || syncing_method() || m == "tolist" || m == "item") return Value::host(true);
       if (mask_method(m)) return Value::device(rv.conf, true);
+      // A tensor has no `items`/`keys`: what has them is a dict of device values (a framework's outputs).
+      if (m == "items") return Value::container({Value::container({Value::host(), Value::device(rv.conf)}, true)}, false);
+      if (m == "keys") return Value::container({Value::host()}, false);
       return Value::device(rv.conf, rv.mask && one_of(m, {"clone", "detach", "T", "t", "view", "reshape",
                                                           "flatten", "squeeze", "unsqueeze", "contiguous"}));
     }
@@ -598,6 +601,13 @@ Value LibraryModel::method_call(const CallInfo& ci, bool& work) const {
   Confidence best;
   if (device_argument(ci, best) && tensor_callable_name(m)) return Value::device(std::min(best, Confidence::Medium));
   return {};
+}
+
+bool LibraryModel::builds_host_tensors(const CallInfo& ci) const {
+  const Arg* rt = ci.keyword("return_tensors");
+  if (!rt || kind(strip_parens(rt->node)) != K::String) return false;
+  const std::string_view t = code_.text(rt->node);
+  return t.find("pt") != std::string_view::npos || t.find("np") != std::string_view::npos;
 }
 
 Value LibraryModel::unknown_call(const CallInfo& ci, const Value& callee) const {

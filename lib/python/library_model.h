@@ -64,6 +64,9 @@ class LibraryModel {
   // A call of an unknown callable (`callee`, not a project function, class or external name): a device
   // result only when it looks like a model or a loss and an argument is on the device.
   Value unknown_call(const CallInfo& ci, const Value& callee) const;
+  // A library call asked for PyTorch or NumPy tensors (`tokenizer(text, return_tensors="pt")`, a
+  // processor's images): it builds them on the CPU.
+  bool builds_host_tensors(const CallInfo& ci) const;
   // Attribute `name` of `recv` (not a module reference, nor a project class's attribute).
   Value attribute(const Value& recv, std::string_view name) const;
 

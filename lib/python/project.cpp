@@ -203,6 +203,9 @@ void link_project(Project& p) {
       if (is_module_base(base)) ci.is_module = true;
     }
   }
+  for (ClassInfo& ci : p.classes) ci.subclasses.clear();
+  for (std::size_t c = 0; c < p.classes.size(); ++c)
+    for (int b : p.classes[c].base_ids) p.classes[b].subclasses.push_back(static_cast<int>(c));
   for (int pass = 0; pass < 8; ++pass)
     for (ClassInfo& ci : p.classes)
       for (int b : ci.base_ids)

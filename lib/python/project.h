@@ -43,6 +43,7 @@ struct ClassInfo {
   std::string name;
   std::vector<std::string> bases;  // as written
   std::vector<int> base_ids;       // project classes among the bases
+  std::vector<int> subclasses;     // project classes that name this one among their bases
   bool is_module = false;          // an nn.Module / LightningModule subclass
   std::unordered_map<std::string, int> methods;
 };

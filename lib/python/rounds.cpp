@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/parallel.h"
+#include "python/library_hooks.h"
 #include "python/nn_layers.h"
 
 namespace synclint::python {
@@ -92,7 +93,9 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
   const auto& hot = p.options->hot_functions;
   for (std::size_t f = 0; f < p.funcs.size(); ++f) {
     const FuncInfo& fi = p.funcs[f];
-    if (!fi.module_body && std::find(hot.begin(), hot.end(), fi.name) != hot.end()) h[f] = {Heat::Hot, -1, true};
+    if (fi.module_body) continue;
+    if (std::find(hot.begin(), hot.end(), fi.name) != hot.end() || !library_hook_loop(p, static_cast<int>(f)).empty())
+      h[f] = {Heat::Hot, -1, true};
   }
   for (int iter = 0; iter < 64; ++iter) {
     bool changed = false;

@@ -73,6 +73,9 @@ bool devicey(const Value& v) {
   return v.kind == VK::Device || (v.kind == VK::Module && v.cuda) || (v.kind == VK::DeviceSpec && v.cuda) ||
          (v.kind == VK::Container && v.holds_device());
 }
+bool optional_object(const Value& none, const Value& object) {
+  return none.kind == VK::Host && !none.number && (object.kind == VK::Instance || object.kind == VK::Loader);
+}
 }  // namespace
 
 Value join(const Value& a, const Value& b) {
@@ -95,6 +98,9 @@ Value join(const Value& a, const Value& b) {
     }
     return r;
   }
+  // `loader = None` on one path, a project object or a loader on the other: the object when it is used.
+  if (optional_object(a, b)) return b;
+  if (optional_object(b, a)) return a;
   const bool da = devicey(a), db = devicey(b);
   if (da && !db) return a;
   if (db && !da) return b;

@@ -161,6 +161,10 @@ Value Walker::module_call(const Value& mod, const CallInfo& ci, bool& work, bool
 
 Value Walker::call_result(CallInfo& ci, const Value& callee, bool is_method, bool& work, bool& syncs) {
   if (!ci.builtin.empty()) return lib_.builtin_call(ci);
+  const Value& target = is_method ? ci.recv : callee;
+  const bool project = target.id >= 0 && (target.kind == VK::Instance || target.kind == VK::Module ||
+                                          target.kind == VK::FuncRef || target.kind == VK::ClassRef);
+  if (!project && lib_.builds_host_tensors(ci)) return Value::of(VK::HostTensor, Confidence::Medium);
   if (is_method) return method_result(ci, work, syncs);
   const bool dangling = (callee.kind == VK::FuncRef || callee.kind == VK::ClassRef) && callee.id < 0;
   switch (dangling ? VK::Unknown : callee.kind) {
@@ -199,6 +203,36 @@ Value Walker::new_timer(const CallInfo& ci) {
   return v;
 }
 
+// Does function `fn` only declare itself (a docstring, `pass`, `...`, `raise NotImplementedError`)? A base
+// class's loop calling it through `self` runs the subclasses' overrides.
+bool Walker::abstract_body(int fn) const {
+  Node body = field(p_.funcs[fn].node, "body");
+  if (null(body)) return false;
+  for (Node s : children(body)) {
+    if (!is_named(s) || kind(s) == K::Comment) continue;
+    const std::string_view t = text(s);
+    if (t == "pass" || t == "...") continue;
+    if (kind(s) == K::ExpressionStatement && named_count(s) == 1 && kind(named(s, 0)) == K::String) continue;
+    if (kind(s) == K::RaiseStatement && t.find("NotImplementedError") != std::string_view::npos) continue;
+    return false;
+  }
+  return true;
+}
+
+// `self.run_step()` in a base class whose `run_step` is abstract: the call runs the overrides of the project
+// subclasses (a trainer's loop in the base, its step in each subclass).
+void Walker::override_calls(int cls, std::string_view m, const CallInfo& ci, bool& work, bool& syncs) {
+  std::vector<int> todo(p_.classes[cls].subclasses);
+  std::unordered_set<int> seen(todo.begin(), todo.end());
+  for (std::size_t i = 0; i < todo.size() && i < 256; ++i) {
+    const ClassInfo& c = p_.classes[todo[i]];
+    if (auto it = c.methods.find(std::string(m)); it != c.methods.end())
+      (void)project_call(it->second, ci, true, work, syncs);
+    for (int s : c.subclasses)
+      if (seen.insert(s).second) todo.push_back(s);
+  }
+}
+
 Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
   const Value& rv = ci.recv;
   const std::string_view m = ci.method;
@@ -206,6 +240,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
     const int target = p_.find_method(rv.id, m);
     if (target >= 0) {
       Value r = project_call(target, ci, true, work, syncs);
+      if (text(ci.receiver) == "self" && abstract_body(target)) override_calls(rv.id, m, ci, work, syncs);
       if (r.kind != VK::Unknown || rv.kind == VK::Instance) return r;
     } else if (const Value* a = class_attr(rv.id, std::string(m))) {
       if (a->kind == VK::Module || a->kind == VK::Instance) {

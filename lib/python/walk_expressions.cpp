@@ -192,8 +192,13 @@ Value Walker::expr_inner(Node n) {
     }
     case K::Yield: {
       // A generator: what its callers iterate (or take with next()) is what it yields.
-      if (named_count(n) == 0 || text(n).starts_with("yield from")) return {};
+      if (named_count(n) == 0) return {};
       Value v = expr(named(n, 0));
+      // `yield from loader`: each item of the loader.
+      if (text(n).starts_with("yield from")) {
+        v = v.element();
+        if (v.kind == VK::Unknown) return {};
+      }
       FuncSummary& s = sum();
       const Value gen = Value::container({v}, false);
       s.ret = s.returns ? join(s.ret, gen) : gen;

@@ -383,6 +383,12 @@ Frame Walker::loop_frame(Node loop, Node iterable_node, const Value& it, Node ta
   } else if (it.kind == VK::Container && it.element().holds_device()) {
     f.multiplier = true;
     f.count = it.count;
+  } else if (!null(iterable_node) &&
+             (contains_ci(text(iterable_node), "text_encoders") || contains_ci(text(iterable_node), "tokenizers"))) {
+    // `for tokenizer, text_encoder in zip(tokenizers, text_encoders)`: once per encoder of a model, as often as
+    // the code around the loop runs (a prompt encoder called every step, or once to precompute embeddings).
+    f.multiplier = true;
+    f.count = it.count;
   }
   if (f.multiplier || null(body)) return f;
   // Once per epoch: this loop holds an inner batch loop (its own body then runs once per epoch).
@@ -457,7 +463,13 @@ void Walker::assign(Node target, const Value& v) {
   target = strip_parens(target);
   if (null(target)) return;
   switch (kind(target)) {
-    case K::Identifier: env_[std::string(text(target))] = v; return;
+    case K::Identifier: {
+      const std::string_view name = text(target);
+      // `hypo_str = decode(tokens, ...)`: a name for text holds a string, whatever a helper's arguments were.
+      const bool text_name = name.ends_with("_str") || name.ends_with("_string");
+      env_[std::string(name)] = text_name && v.on_device() ? Value::host() : v;
+      return;
+    }
     case K::Attribute: {
       const std::string key = path_key(target);
       if (key.empty()) {

@@ -48,7 +48,7 @@ void Walker::bind_params(const FuncInfo& fi) {
   const FuncSummary& ps = prev_sum(func_);
   const bool callback =
       std::find(p_.options->hot_functions.begin(), p_.options->hot_functions.end(), fi.name) !=
-      p_.options->hot_functions.end();
+      p_.options->hot_functions.end() || !library_hook_loop(p_, func_).empty();
   for (std::size_t i = 0; i < fi.params.size(); ++i) {
     const std::string& name = fi.params[i];
     Value v;
@@ -66,7 +66,9 @@ void Walker::bind_params(const FuncInfo& fi) {
       Value d = expr(fi.defaults[i]);
       v = known ? join(v, d) : d;
     }
-    if (v.kind == VK::Unknown) v = parameter_guess(name, callback);
+    // A callback's `outputs=None` is filled in by the framework every step: the default says nothing.
+    const bool none_default = !null(fi.defaults[i]) && kind(fi.defaults[i]) == K::None;
+    if (v.kind == VK::Unknown || (callback && !known && none_default)) v = parameter_guess(name, callback);
     env_[name] = v;
   }
 }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "python/library_hooks.h"
 #include "python/library_model.h"
 #include "python/walker.h"
 
@@ -128,6 +129,8 @@ class Walker final : public Checker {
   Value call_result(CallInfo& ci, const Value& callee, bool is_method, bool& work, bool& syncs);
   Value new_timer(const CallInfo& ci);
   Value method_result(CallInfo& ci, bool& work, bool& syncs);
+  bool abstract_body(int fn) const;
+  void override_calls(int cls, std::string_view m, const CallInfo& ci, bool& work, bool& syncs);
   Value module_call(const Value& mod, const CallInfo& ci, bool& work, bool& syncs);
   Value project_call(int callee, const CallInfo& ci, bool bound, bool& work, bool& syncs);
   void dispatch_call(CallInfo& ci);

@@ -13,7 +13,7 @@ bool scaler_like(const CallInfo& call, const Checker& checker, Confidence& conf)
 }  // namespace
 
 // torch.equal, allclose, clip_grad_norm_(error_if_nonfinite=True), GradScaler.step with a non-fused
-// optimizer, GradScaler.get_scale().
+// optimizer, GradScaler.get_scale(), mmengine's get_max_cuda_memory().
 void sync009_syncing_library_call(const Rule& rule, const CallInfo& call, Checker& checker) {
   Confidence conf = Confidence::High;
   if (call.api_kind == "methods") {
@@ -54,6 +54,14 @@ void sync009_syncing_library_call(const Rule& rule, const CallInfo& call, Checke
                    "queued GPU work",
                    "Drop error_if_nonfinite=True (the default does not sync) and check the returned norm on the GPU, "
                    "reading it once per logging interval.");
+    return;
+  }
+  if (q.ends_with("get_max_cuda_memory") || q.ends_with("get_max_musa_memory")) {
+    // mmengine's device helpers put the peak memory in a device tensor and read it back with `.item()`.
+    checker.report(rule, call.node, Confidence::Medium,
+                   "puts the peak memory in a GPU tensor and reads it back with `.item()`, which waits for all "
+                   "queued GPU work",
+                   "Read `torch.cuda.max_memory_allocated()` (a host counter) instead, once per logging interval.");
     return;
   }
   if (!call.any_arg_holds_device()) return;

@@ -4,7 +4,7 @@
 namespace synclint::python {
 
 // wandb.log({...}), writer.add_scalar(tag, t), add_scalars, mlflow.log_metric(s), fabric.log(name, t) and
-// evaluate's metric.add_batch(...) with GPU tensors.
+// evaluate's metric.add_batch(...), mmengine's message_hub.update_scalar(s)(...) with GPU tensors.
 void sync010_logger_sink(const Rule& rule, const CallInfo& call, Checker& checker) {
   const Value* bad = nullptr;
   if (call.api_kind == "methods") {
@@ -21,7 +21,7 @@ void sync010_logger_sink(const Rule& rule, const CallInfo& call, Checker& checke
             (fabric && a.value.on_device()))
           bad = &a.value;
     } else if (call.method == "add_scalars" || call.method == "log_metric" || call.method == "log_metrics" ||
-               call.method == "add_batch") {
+               call.method == "add_batch" || call.method == "update_scalar" || call.method == "update_scalars") {
       for (const Arg& a : call.args)
         if (a.value.holds_device()) bad = &a.value;
     } else {
