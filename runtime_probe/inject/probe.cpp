@@ -2,8 +2,9 @@
 // InitializeInjection reads the settings (options.h), opens CUPTI, subscribes to the runtime and driver
 // API callbacks the analysis needs, switches the GPU activity records on for the first traced stretch and
 // starts the window and resolver threads. Every way a process ends writes the report once: exit (atexit),
-// CUDA context teardown, SIGINT/SIGTERM with the default action (the window thread writes it, then the
-// signal is raised again); a forked child records nothing. Without CUPTI, or with CUPTI held by another
+// CUDA context teardown, SIGINT/SIGTERM (the window thread writes it; with the default action it then
+// raises the signal again, with the program's own handler the program goes on to it); a forked child
+// records nothing. Without CUPTI, or with CUPTI held by another
 // client, the program runs unmeasured and the report says why.
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -61,13 +62,19 @@ void on_exit_handler() {
 void on_signal(int sig, siginfo_t* info, void* uctx) {
   if (g == nullptr) return;
   const struct sigaction& old = sig == SIGINT ? g->old_int : g->old_term;
-  if ((old.sa_flags & SA_SIGINFO) != 0 && old.sa_sigaction != nullptr) {
-    old.sa_sigaction(sig, info, uctx);  // the program's own handler (Python's KeyboardInterrupt, ...)
-    return;
-  }
-  if (old.sa_handler == SIG_IGN) return;
-  if (old.sa_handler != SIG_DFL) {
-    old.sa_handler(sig);
+  const bool with_info = (old.sa_flags & SA_SIGINFO) != 0;
+  if (!with_info && old.sa_handler == SIG_IGN) return;
+  if (with_info ? old.sa_sigaction != nullptr : old.sa_handler != SIG_DFL) {
+    // The program's own handler (Python's KeyboardInterrupt, a C++ stop flag) decides what happens, and a
+    // program that ends because of it often does so past this handler: Python unwinds, puts the default
+    // action back and raises the signal again. So the report is written now, covering the run up to the
+    // signal, by the window thread; the handler runs at once, on this thread, as without the probe.
+    int none = 0;
+    if (!g_forked.load() && !g->finished.load() &&
+        g->pending_signal.compare_exchange_strong(none, sig | Probe::kProgramHandlesSignal))
+      wake_watcher('S');
+    if (with_info) old.sa_sigaction(sig, info, uctx);
+    else old.sa_handler(sig);
     return;
   }
   // Default action (terminate): the window thread writes the report, then re-raises with the default.

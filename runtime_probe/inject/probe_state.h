@@ -107,7 +107,10 @@ struct Probe {
   bool resolver_wanted = false, resolver_quit = false;
   std::atomic<bool> python_seen{false};
   std::atomic<bool> finished{false};
-  std::atomic<int> pending_signal{0};  // the terminating signal whose report the window thread writes
+  // The signal whose report the window thread writes: SIGINT or SIGTERM, ended by the window thread with the
+  // default action; with kProgramHandlesSignal set, the program's own handler has it and the process goes on.
+  std::atomic<int> pending_signal{0};
+  static constexpr int kProgramHandlesSignal = 0x10000;
   std::atomic<std::uint64_t> pending_signal_ns{0};  // when it came (CLOCK_MONOTONIC)
   std::atomic<std::uint64_t> site_ns{0}, site_count{0}, gpu_records{0}, exit_ns{0}, exit_count{0};
   std::atomic<std::uint64_t> queued_count{0}, queued_lag_ns{0};  // kernels with a queued timestamp (debug)

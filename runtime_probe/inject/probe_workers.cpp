@@ -154,10 +154,11 @@ void watcher_main() {
     if (r < 0) continue;
     if (c == 'Q') return;
     if (c == 'S') {
-      int sig = p.pending_signal.load();
+      const int pending = p.pending_signal.load();
       finish_once();
-      sigaction(sig, sig == SIGINT ? &p.old_int : &p.old_term, nullptr);
-      kill(getpid(), sig);
+      if ((pending & Probe::kProgramHandlesSignal) != 0) continue;  // the program's handler has the signal
+      sigaction(pending, pending == SIGINT ? &p.old_int : &p.old_term, nullptr);
+      kill(getpid(), pending);
       return;
     }
     const auto now = clock::now();

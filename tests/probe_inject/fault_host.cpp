@@ -16,6 +16,9 @@
 //   segv            after the steps, raise SIGSEGV;  kill: after the steps, raise SIGKILL
 //   term, int       a thread sends the process SIGTERM (SIGINT) while the steps go on
 //   term-twice      the same SIGTERM sent twice, 1 ms apart (a signal to the process group, forwarded too)
+//   int-handled     its own SIGINT handler, installed before the probe, sets a flag (as Python's does for
+//                   KeyboardInterrupt); a thread sends SIGINT; the loop sees the flag, cleans up for 300 ms,
+//                   puts the default action back and raises SIGINT again (as Python ends on an uncaught one)
 //   group-term      the process sends SIGTERM to its whole process group (a job scheduler's way)
 //   fsize           after the steps, RLIMIT_FSIZE of 1 byte (no file can be written), exit 0
 //   fsize-ignored   the same with SIGXFSZ ignored
@@ -111,6 +114,10 @@ int fork_mode(const std::string& mode, char** argv, int n) {
   return 0;
 }
 
+volatile sig_atomic_t g_interrupted = 0;
+
+void on_sigint(int) { g_interrupted = 1; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +126,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool probed = std::strcmp(argv[1], "-") != 0;
+  if (std::strcmp(argv[4], "int-handled") == 0) signal(SIGINT, on_sigint);
   if (!probed) {
     std::printf("%d\n", static_cast<int>(getpid()));
     std::fflush(stdout);
@@ -162,6 +170,18 @@ int main(int argc, char** argv) {
       kill(getpid(), sig);
     }).detach();
     steps_until_ended();
+  }
+  if (mode == "int-handled") {
+    steps(n / 2);
+    std::thread([] { kill(getpid(), SIGINT); }).detach();
+    const uint64_t give_up = now_ns() + 20'000'000'000ull;
+    while (g_interrupted == 0 && now_ns() < give_up) steps(1);
+    std::printf("interrupted: %s\n", g_interrupted != 0 ? "yes" : "no");
+    std::fflush(stdout);
+    usleep(300'000);
+    signal(SIGINT, SIG_DFL);
+    raise(SIGINT);
+    return 99;
   }
   if (mode == "rmdir") {
     steps(n / 2);

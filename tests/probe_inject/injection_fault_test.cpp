@@ -133,6 +133,13 @@ TEST_F(ProbeFault, SigintWhileTheStepsGoOn) {
   expect_complete(50, true);
 }
 
+// A program with its own SIGINT handler (Python's KeyboardInterrupt) that ends by the signal after the probe's
+// handler is gone: the report, written when the signal came, covers the run up to it.
+TEST_F(ProbeFault, SigintHandledByTheProgram) {
+  EXPECT_EQ(play("int-handled").signal, SIGINT);
+  expect_complete(50, true);
+}
+
 // The same signal twice, as when a signal to the whole job is also forwarded by a launcher: the second
 // must not cut the first one's report short.
 TEST_F(ProbeFault, SigtermDeliveredTwice) {
