@@ -17,11 +17,13 @@ set_target_properties(synclint_tree_sitter PROPERTIES C_STANDARD 11)
 # each call. Not checked in the runtime's own calls (SYNCLINT_SANITIZE, SYNCLINT_FUZZ).
 target_compile_options(synclint_tree_sitter PRIVATE $<$<C_COMPILER_ID:Clang>:-fno-sanitize=function>)
 
-# The scanner's serialize step is wrapped by lib/python/scanner_bound.c, which bounds what it writes.
+# The scanner's serialize and deserialize steps are wrapped by lib/python/scanner_bound.c (a bound on what it
+# writes; its initial state written as nothing).
 add_library(synclint_tree_sitter_python STATIC "${_ts_python}/parser.c" "${_ts_python}/scanner.c"
                                                "${PROJECT_SOURCE_DIR}/lib/python/scanner_bound.c")
 set_property(SOURCE "${_ts_python}/scanner.c" APPEND PROPERTY COMPILE_DEFINITIONS
-             tree_sitter_python_external_scanner_serialize=synclint_python_scanner_serialize_unbounded)
+             tree_sitter_python_external_scanner_serialize=synclint_python_scanner_serialize_unbounded
+             tree_sitter_python_external_scanner_deserialize=synclint_python_scanner_deserialize_full)
 target_include_directories(synclint_tree_sitter_python PRIVATE "${_ts_python}")
 target_link_libraries(synclint_tree_sitter_python PUBLIC synclint_tree_sitter)
 set_target_properties(synclint_tree_sitter_python PROPERTIES C_STANDARD 11)

@@ -127,6 +127,49 @@ void to_json(json& j, const Diagnostic& d) {
   }
 }
 
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string PublishTexts::notification(const std::string& uri, std::optional<std::int64_t> version,
+                                       const std::vector<Diagnostic>& diagnostics) {
+  // Diagnostics come sorted by position: one the last notification held is found at its index there, or
+  // by its message and start among the others.
+  auto& last = last_[uri];
+  std::multimap<std::pair<std::string_view, Position>, std::size_t> by_start;
+  auto key = [](const Diagnostic& d) { return std::pair<std::string_view, Position>(d.message, d.range.start); };
+  std::vector<std::pair<Diagnostic, std::string>> now;
+  now.reserve(diagnostics.size());
+  std::string list = "[";
+  for (std::size_t i = 0; i < diagnostics.size(); ++i) {
+    const Diagnostic& d = diagnostics[i];
+    const std::string* text = nullptr;
+    if (i < last.size() && last[i].first == d) {
+      text = &last[i].second;
+    } else {
+      if (by_start.empty())
+        for (std::size_t k = 0; k < last.size(); ++k) by_start.emplace(key(last[k].first), k);
+      for (auto [it, end] = by_start.equal_range(key(d)); it != end && !text; ++it)
+        if (last[it->second].first == d) text = &last[it->second].second;
+    }
+    now.emplace_back(d, text ? *text : dump(json(d)));
+    if (i > 0) list += ',';
+    list += now.back().second;
+  }
+  list += ']';
+  // The members in the order a dump writes them (by name): jsonrpc, method, params; diagnostics, uri, version.
+  std::string out = R"({"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"diagnostics":)";
+  out += list;
+  out += ",\"uri\":";
+  out += dump(json(uri));
+  if (version) {
+    out += ",\"version\":";
+    out += std::to_string(*version);
+  }
+  out += "}}";
+  last = std::move(now);
+  if (last.empty()) last_.erase(uri);
+  return out;
+}
+
 void from_json(const json& j, Diagnostic& d) {
   from_json(path(j, {"range"}), d.range);
   d.severity = static_cast<DiagnosticSeverity>(get_or<int>(j, "severity", 2));

@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -165,6 +167,21 @@ void to_json(nlohmann::json& j, const Hover& h);
 void to_json(nlohmann::json& j, const CodeAction& a);
 void to_json(nlohmann::json& j, const DocumentDiagnosticReport& r);
 void to_json(nlohmann::json& j, const WorkspaceDocumentReport& r);
+
+// The JSON text of textDocument/publishDiagnostics notifications, as a dump of the whole message gives it,
+// with the text of each diagnostic the last notification for the same document also held taken from there
+// (an edit usually leaves most of a document's diagnostics as they were).
+class PublishTexts {
+ public:
+  std::string notification(const std::string& uri, std::optional<std::int64_t> version,
+                           const std::vector<Diagnostic>& diagnostics);
+
+ private:
+  std::map<std::string, std::vector<std::pair<Diagnostic, std::string>>> last_;  // by uri
+};
+
+// The text of a JSON value as Transport::write writes it (no indentation, invalid UTF-8 replaced).
+std::string dump(const nlohmann::json& j);
 
 // A required member of `params` (RequestError(InvalidParams) when missing or of the wrong type).
 template <class T>

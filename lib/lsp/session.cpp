@@ -29,9 +29,7 @@ class Session {
         inbox_(transport, options.threaded),
         server_(ServerCallbacks{
                     [this](const std::string& uri, std::optional<std::int64_t> version, const std::vector<Diagnostic>& d) {
-                      json params{{"uri", uri}, {"diagnostics", d}};
-                      if (version) params["version"] = *version;
-                      notify("textDocument/publishDiagnostics", std::move(params));
+                      transport_.write_text(publish_texts_.notification(uri, version, d));
                     },
                     [this](int type, const std::string& message) { log(type, message); },
                     [this] {
@@ -245,6 +243,7 @@ class Session {
 
   Transport& transport_;
   Inbox inbox_;
+  PublishTexts publish_texts_;  // the last diagnostics' texts of each document
   Server server_;
   State state_ = State::Uninitialized;
   ClientCapabilities client_;

@@ -90,7 +90,10 @@ Incoming Transport::read() {
 }
 
 void Transport::write(const nlohmann::json& message) {
-  const std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  write_text(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Transport::write_text(const std::string& body) {
   std::lock_guard lock(write_mutex_);
   out_ << "Content-Length: " << body.size() << "\r\n\r\n" << body;
   out_.flush();

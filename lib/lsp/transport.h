@@ -33,6 +33,8 @@ class Transport {
   Incoming read();
   // Writes one framed message and flushes; safe to call from several threads.
   void write(const nlohmann::json& message);
+  // The same for a message given as its JSON text.
+  void write_text(const std::string& body);
 
  private:
   std::istream& in_;

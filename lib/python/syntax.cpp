@@ -256,7 +256,48 @@ struct StringInput {
 };
 }  // namespace
 
-std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error, void* old, void** keep) {
+namespace {
+using NodeIndex = std::vector<std::pair<const void*, std::uint32_t>>;
+
+// The copy's view of the kept tree's index and of the one it makes.
+struct CopyIndex {
+  const NodeIndex* from = nullptr;
+  NodeIndex* nodes = nullptr;
+  static std::uint32_t find(void* ctx, const void* subtree) {
+    const NodeIndex& from = *static_cast<CopyIndex*>(ctx)->from;
+    auto it = std::lower_bound(from.begin(), from.end(), subtree,
+                               [](const auto& entry, const void* s) { return std::less<>()(entry.first, s); });
+    return it != from.end() && it->first == subtree ? it->second : UINT32_MAX;
+  }
+  static void record(void* ctx, const void* subtree, std::uint32_t index) {
+    if (NodeIndex* nodes = static_cast<CopyIndex*>(ctx)->nodes) nodes->emplace_back(subtree, index);
+  }
+  struct Move {
+    std::uint32_t old_index, index, below;
+  };
+  std::vector<Move> moves;  // subtrees taken from the last copy
+  static void moved(void* ctx, std::uint32_t old_index, std::uint32_t index, std::uint32_t below) {
+    static_cast<CopyIndex*>(ctx)->moves.push_back(Move{old_index, index, below});
+  }
+  // The subtrees under those taken from the last copy are where the last copy's index put them, shifted
+  // (tree-sitter may reuse them on their own after the next edit).
+  void add_moved() {
+    if (!nodes || !from || moves.empty()) return;
+    std::sort(moves.begin(), moves.end(), [](const Move& a, const Move& b) { return a.old_index < b.old_index; });
+    for (const auto& [subtree, old_index] : *from) {
+      auto it = std::upper_bound(moves.begin(), moves.end(), old_index,
+                                 [](std::uint32_t i, const Move& m) { return i < m.old_index; });
+      if (it == moves.begin()) continue;
+      --it;
+      if (old_index > it->old_index && old_index <= it->old_index + it->below)
+        nodes->emplace_back(subtree, old_index - it->old_index + it->index);
+    }
+  }
+};
+}  // namespace
+
+std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error, void* old, void** keep,
+                                               const KeptTree* from, NodeIndex* nodes) {
   if (text.size() > UINT32_MAX - 1) {
     if (error) *error = "file too large for the parser";
     return nullptr;
@@ -303,11 +344,29 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
   const auto& kind_of = kinds().codes;
   // tree-sitter counts the nodes it shows; the copy says how many it wrote, in case that differs.
   std::uint32_t room = ts_node_descendant_count(ts_tree_root_node(ts_tree));
+  CopyIndex index;
+  SynclintCopyReuse reuse{};
+  const bool reusing = from && from->copy_ && old == from->tree_;
+  if (reusing) {
+    index.from = &from->nodes_;
+    reuse.old_items = reinterpret_cast<const SynclintCopyItem*>(from->copy_->items_.get());
+    reuse.old_count = static_cast<std::uint32_t>(from->copy_->size());
+  }
+  index.nodes = nodes;
+  reuse.find = &CopyIndex::find;
+  reuse.record = &CopyIndex::record;
+  reuse.moved = &CopyIndex::moved;
+  reuse.ctx = &index;
+  reuse.min_items = kReuseMinNodes;
   for (;;) {
     tree->items_.reset(new SyntaxTree::Item[room]);
-    const std::uint32_t count =
-        synclint_copy_tree(ts_tree, reinterpret_cast<SynclintCopyItem*>(tree->items_.get()), room, kind_of.data(),
-                           static_cast<std::uint32_t>(kind_of.size()), static_cast<std::uint8_t>(K::Error));
+    if (nodes) nodes->clear();
+    index.moves.clear();
+    reuse.reused = 0;
+    const std::uint32_t count = synclint_copy_tree(
+        ts_tree, reinterpret_cast<SynclintCopyItem*>(tree->items_.get()), room, kind_of.data(),
+        static_cast<std::uint32_t>(kind_of.size()), static_cast<std::uint8_t>(K::Error),
+        reusing || nodes ? &reuse : nullptr);
     if (count == UINT32_MAX) throw std::bad_alloc();
     if (count <= room) {
       tree->size_ = count;
@@ -315,6 +374,9 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
     }
     room = count;
   }
+  reused_last_ = reuse.reused;
+  index.add_moved();
+  if (nodes) std::sort(nodes->begin(), nodes->end(), [](const auto& a, const auto& b) { return std::less<>()(a.first, b.first); });
   if (keep) *keep = ts_tree;
   else ts_tree_delete(ts_tree);
   return tree;
@@ -379,10 +441,10 @@ TSPoint point_at(std::string_view text, std::size_t byte) {
 }
 }  // namespace
 
-std::unique_ptr<SyntaxTree> Parser::parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
-                                                std::string* error) {
+std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view old_text, std::string_view text,
+                                                      KeptTree& kept, std::string* error) {
+  reused_last_ = 0;
   if (auto* old = static_cast<TSTree*>(kept.tree_); old && text.size() <= UINT32_MAX - 1) {
-    kept.tree_ = nullptr;
     std::size_t prefix = 0;
     const std::size_t common = std::min(old_text.size(), text.size());
     while (prefix < common && old_text[prefix] == text[prefix]) ++prefix;
@@ -397,19 +459,38 @@ std::unique_ptr<SyntaxTree> Parser::parse_again(std::string_view old_text, std::
     edit.new_end_point = point_at(text, edit.new_end_byte);
     ts_tree_edit(old, &edit);
     void* fresh = nullptr;
-    std::unique_ptr<SyntaxTree> tree = parse_once(text, nullptr, old, &fresh);
-    ts_tree_delete(old);
+    NodeIndex nodes;
+    std::shared_ptr<const SyntaxTree> tree = parse_once(text, nullptr, old, &fresh, &kept, &nodes);
+    kept.tree_ = nullptr;
+    kept.copy_.reset();
+    kept.nodes_.clear();
+    ts_tree_delete(old);  // after the copy: while it lives, no subtree of the new tree takes one of its addresses
     if (tree && !(tree->at(0).flags & SyntaxTree::HasError)) {
       kept.tree_ = fresh;
+      kept.copy_ = tree;
+      kept.nodes_ = std::move(nodes);
       return tree;
     }
     if (fresh) ts_tree_delete(static_cast<TSTree*>(fresh));
   }
-  return parse_keeping(text, error, &kept.tree_);
+  kept.copy_.reset();
+  kept.nodes_.clear();
+  if (kept.tree_) {
+    ts_tree_delete(static_cast<TSTree*>(kept.tree_));
+    kept.tree_ = nullptr;
+  }
+  NodeIndex nodes;
+  std::shared_ptr<const SyntaxTree> tree = parse_keeping(text, error, &kept.tree_, &nodes);
+  if (kept.tree_ && !nodes.empty()) {  // the copy of the kept tree (not of a text with stars patched)
+    kept.copy_ = tree;
+    kept.nodes_ = std::move(nodes);
+  }
+  return tree;
 }
 
-std::unique_ptr<SyntaxTree> Parser::parse_keeping(std::string_view text, std::string* error, void** keep) {
-  std::unique_ptr<SyntaxTree> tree = parse_once(text, error, nullptr, keep);
+std::unique_ptr<SyntaxTree> Parser::parse_keeping(std::string_view text, std::string* error, void** keep,
+                                                  NodeIndex* nodes) {
+  std::unique_ptr<SyntaxTree> tree = parse_once(text, error, nullptr, keep, nullptr, nodes);
   if (!tree || !(tree->at(0).flags & SyntaxTree::HasError)) return tree;
   const std::vector<std::size_t> stars = rejected_unpacking_stars(*tree, text);
   if (stars.empty()) return tree;
@@ -418,7 +499,10 @@ std::unique_ptr<SyntaxTree> Parser::parse_keeping(std::string_view text, std::st
   std::string patched(text);
   for (std::size_t star : stars) patched[star] = ' ';
   std::unique_ptr<SyntaxTree> again = parse_once(patched, nullptr);
-  if (again && error_count(*again) < error_count(*tree)) return again;
+  if (again && error_count(*again) < error_count(*tree)) {
+    if (nodes) nodes->clear();
+    return again;
+  }
   return tree;
 }
 

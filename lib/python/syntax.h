@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/finding.h"
@@ -77,7 +78,8 @@ class SyntaxTree {
   std::size_t size_ = 0;
 };
 
-// tree-sitter's own tree of the last text a Parser::parse_again parsed, kept for the next version of it.
+// tree-sitter's own tree of the last text a Parser::parse_again parsed, kept for the next version of it,
+// with the SyntaxTree copied from it and where the larger subtrees are in that copy.
 class KeptTree {
  public:
   KeptTree() = default;
@@ -88,6 +90,8 @@ class KeptTree {
  private:
   friend class Parser;
   void* tree_ = nullptr;  // TSTree
+  std::shared_ptr<const SyntaxTree> copy_;  // of tree_, when nodes_ says where its subtrees are
+  std::vector<std::pair<const void*, std::uint32_t>> nodes_;  // subtree -> index in copy_, by subtree
 };
 
 // A tree-sitter parser for Python (one per thread).
@@ -109,21 +113,31 @@ class Parser {
   // parse(text), where `kept` holds the tree of `old_text` (or nothing): tree-sitter reuses the parts of it
   // that the edit (the bytes between the texts' common prefix and suffix) left alone. A tree with errors is
   // made again from scratch, since error recovery may end differently: the result is parse(text)'s.
-  // `kept` then holds the tree of `text`.
-  std::unique_ptr<SyntaxTree> parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
-                                          std::string* error = nullptr);
+  // `kept` then holds the tree of `text`. The nodes of the subtrees tree-sitter reused are copied from the
+  // last tree (shifted to their new offsets) instead of read from tree-sitter's tree again.
+  std::shared_ptr<const SyntaxTree> parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
+                                                std::string* error = nullptr);
+  // How many nodes the last parse_again took from the kept tree.
+  std::size_t reused_last() const { return reused_last_; }
+  // Subtrees of fewer nodes are not looked for in the kept tree.
+  static constexpr std::uint32_t kReuseMinNodes = 2;
   static constexpr double kParseSecondsBase = 2.0;
   static constexpr double kParseSecondsPerMB = 1.0;
   static constexpr std::size_t kParseMemoryMB = 2048;
   static std::size_t memory_limit_bytes();
 
  private:
-  // With `old`, an incremental parse (`old` edited to the text); with `keep`, tree-sitter's tree is kept there.
+  // With `old`, an incremental parse (`old` edited to the text); with `keep`, tree-sitter's tree is kept
+  // there. With `from` (whose tree is `old`), nodes are taken from its copy; with `nodes`, where the larger
+  // subtrees are in the new copy.
   std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error, void* old = nullptr,
-                                         void** keep = nullptr);
-  std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep);
+                                         void** keep = nullptr, const KeptTree* from = nullptr,
+                                         std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
+  std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep,
+                                            std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::size_t reused_last_ = 0;
 };
 
 inline bool null(Node n) { return n.tree == nullptr; }

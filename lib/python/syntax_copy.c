@@ -12,6 +12,7 @@
 #include "tree.h"
 
 typedef struct {
+  const void* self;           /* the subtree this frame walks */
   const Subtree* children;  /* of the subtree this frame walks */
   uint32_t child_count;
   uint32_t child_index;
@@ -34,6 +35,7 @@ static TSFieldId own_field(const Frame* f, uint32_t structural_index) {
 }
 
 static void frame_for(Frame* f, const TSLanguage* lang, Subtree s, Length position) {
+  f->self = s.ptr;
   f->children = ts_subtree_children(s);
   f->child_count = ts_subtree_child_count(s);
   f->child_index = 0;
@@ -64,8 +66,44 @@ static void write_item(SynclintCopyItem* item, const TSLanguage* lang, Subtree s
                           (ts_subtree_extra(s) ? SYNCLINT_EXTRA : 0));
 }
 
+/* The nodes below `child`, written at `index`, taken from the last copy when it holds the same subtree:
+   shifted to the new offsets. Returns how many, or UINT32_MAX when the last copy does not hold it (or
+   holds something that does not match). */
+static uint32_t copy_reused(SynclintCopyReuse* reuse, Subtree child, uint32_t index, SynclintCopyItem* item,
+                            SynclintCopyItem* out, uint32_t capacity) {
+  if (!reuse || !reuse->old_items || ts_subtree_has_changes(child)) return UINT32_MAX;
+  const uint32_t old = reuse->find(reuse->ctx, child.ptr);
+  if (old >= reuse->old_count) return UINT32_MAX;
+  const SynclintCopyItem* o = &reuse->old_items[old];
+  const uint32_t below = o->end - old - 1;
+  if (o->end <= old || o->end > reuse->old_count || o->symbol != item->symbol ||
+      o->end_byte - o->start_byte != item->end_byte - item->start_byte ||
+      o->end_row - o->start_row != item->end_row - item->start_row ||
+      below != ts_subtree_visible_descendant_count(child))
+    return UINT32_MAX;
+  const uint32_t bytes = item->start_byte - o->start_byte, rows = item->start_row - o->start_row;
+  const uint32_t shift = index - old; /* all unsigned: differences modulo 2^32 */
+  if (index + 1 + below <= capacity) {
+    const SynclintCopyItem* from = o + 1;
+    SynclintCopyItem* to = &out[index + 1];
+    for (uint32_t i = 0; i < below; ++i) {
+      to[i] = from[i];
+      to[i].start_byte += bytes;
+      to[i].end_byte += bytes;
+      to[i].start_row += rows;
+      to[i].end_row += rows;
+      to[i].end += shift;
+    }
+  }
+  item->named_count = o->named_count;
+  item->end = index + 1 + below;
+  reuse->moved(reuse->ctx, old, index, below);
+  reuse->reused += below + 1;
+  return below;
+}
+
 uint32_t synclint_copy_tree(const TSTree* tree, SynclintCopyItem* out, uint32_t capacity, const uint8_t* kinds,
-                            uint32_t kind_count, uint8_t error_kind) {
+                            uint32_t kind_count, uint8_t error_kind, SynclintCopyReuse* reuse) {
   const TSLanguage* lang = tree->language;
   const Subtree root = tree->root;
   SynclintCopyItem scratch;
@@ -97,6 +135,7 @@ uint32_t synclint_copy_tree(const TSTree* tree, SynclintCopyItem* out, uint32_t 
     if (f->child_index == f->child_count) {
       if (!f->hidden) {
         ITEM(f->parent)->end = count;
+        if (reuse && depth > 1 && count - f->parent >= reuse->min_items) reuse->record(reuse->ctx, f->self, f->parent);
         if (f->last != UINT32_MAX) ITEM(f->last)->flags |= SYNCLINT_LAST;
       }
       --depth;
@@ -133,6 +172,12 @@ uint32_t synclint_copy_tree(const TSTree* tree, SynclintCopyItem* out, uint32_t 
       frames[f->owner].last = index;
       if (grandchildren == 0) {
         ITEM(index)->end = index + 1;
+        continue;
+      }
+      const uint32_t below = copy_reused(reuse, child, index, ITEM(index), out, capacity);
+      if (below != UINT32_MAX) {
+        count += below;
+        if (below + 1 >= reuse->min_items) reuse->record(reuse->ctx, child.ptr, index);
         continue;
       }
       parent = index;

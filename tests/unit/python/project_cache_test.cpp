@@ -190,6 +190,13 @@ TEST(ProjectCache, RandomEditsGiveTheResultsOfAnAnalysisFromScratch) {
 }
 
 
+// `a` and `b` hold the same nodes.
+void expect_same_nodes(const SyntaxTree& a, const SyntaxTree& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::uint32_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(std::memcmp(&a.at(i), &b.at(i), sizeof(SyntaxTree::Item)), 0) << "node " << i << ", " << what;
+}
+
 // A parse that starts from the tree of the last text gives the tree a parse from scratch gives, node by node,
 // after random edits (with and without syntax errors) of a longer file.
 TEST(ProjectCache, AParseFromTheLastTreeIsAParseFromScratch) {
@@ -201,21 +208,57 @@ TEST(ProjectCache, AParseFromTheLastTreeIsAParseFromScratch) {
   KeptTree kept;
   std::string text;  // the last text parsed
   int without_errors = 0;
+  std::size_t reused = 0;
   for (int step = 0; step < 150; ++step) {
     std::string next = step % 3 == 0 ? base : text;  // edits that pile up, and edits of the original
     const std::size_t at = rng() % (next.size() + 1);
     if (rng() % 3 != 0) next.insert(at, 1, chars[rng() % chars.size()]);
     else if (at < next.size()) next.erase(at, 1 + rng() % 2);
-    const std::unique_ptr<SyntaxTree> a = incremental.parse_again(text, next, kept);
+    const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(text, next, kept);
     const std::unique_ptr<SyntaxTree> b = scratch.parse(next);
     ASSERT_TRUE(a && b);
-    ASSERT_EQ(a->size(), b->size()) << "after edit " << step;
-    for (std::uint32_t i = 0; i < a->size(); ++i)
-      ASSERT_EQ(std::memcmp(&a->at(i), &b->at(i), sizeof(SyntaxTree::Item)), 0) << "node " << i << " after edit " << step;
+    expect_same_nodes(*a, *b, "after edit " + std::to_string(step));
+    if (HasFatalFailure()) return;
     if (!(b->at(0).flags & SyntaxTree::HasError)) ++without_errors;
+    reused += incremental.reused_last();
     text = std::move(next);
   }
   EXPECT_GT(without_errors, 25);
+  EXPECT_GT(reused, 150u * 250u);  // many nodes of most parses came from the last tree
+}
+
+// A one-character edit takes the nodes of the statements it left alone from the last tree, wherever it is:
+// a comment put before the first statement (which removes the first newline token), a line made a comment
+// in the middle of a function, a character typed into a name.
+TEST(ProjectCache, AnEditTakesTheNodesOfWhatItLeftAloneFromTheLastTree) {
+  std::string base = "import torch\nimport torch.nn.functional as F\n\n";
+  for (int i = 0; i < 40; ++i) base += kTrain + "\n" + kModel;
+  const std::size_t middle = base.find("\n    ", base.size() / 2) + 1;
+  const std::size_t name = base.find("def ", base.size() / 3) + 4;
+  struct Edit {
+    std::size_t at;
+    std::string text;
+    const char* what;
+  };
+  const Edit edits[] = {{0, "#", "comment before the first statement"},
+                        {middle, "#", "a line of a function made a comment"},
+                        {name, "x", "a character typed into a function's name"}};
+  Parser incremental, scratch;
+  for (const Edit& e : edits) {
+    KeptTree kept;
+    incremental.parse_again("", base, kept);
+    std::string edited = base;
+    edited.insert(e.at, e.text);
+    for (const std::string* text : {&edited, &base}) {  // typed, then taken back
+      const std::string& last = text == &edited ? base : edited;
+      const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(last, *text, kept);
+      const std::unique_ptr<SyntaxTree> b = scratch.parse(*text);
+      ASSERT_TRUE(a && b);
+      expect_same_nodes(*a, *b, e.what);
+      if (HasFatalFailure()) return;
+      EXPECT_GT(incremental.reused_last(), a->size() * 9 / 10) << e.what << " (of " << a->size() << ")";
+    }
+  }
 }
 
 }  // namespace

@@ -18,6 +18,10 @@
 #include "python/syntax.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
+extern "C" void* tree_sitter_python_external_scanner_create(void);
+extern "C" void tree_sitter_python_external_scanner_destroy(void* payload);
+extern "C" unsigned tree_sitter_python_external_scanner_serialize(void* payload, char* buffer);
+extern "C" void tree_sitter_python_external_scanner_deserialize(void* payload, const char* buffer, unsigned length);
 
 namespace synclint::python::test {
 namespace {
@@ -288,6 +292,24 @@ TEST(SyntaxTree, MatchesTreeSitterOnACorpusWhenAsked) {
   }
   std::printf("compared %zu files, %zu nodes\n", files, nodes);
   for (const std::string& f : deep_fields) std::printf("field found below the children by tree-sitter: %s\n", f.c_str());
+}
+
+// The scanner's initial state is written as no bytes, as tree-sitter writes "no external token yet" (so
+// that an incremental parse reuses what follows an edit that adds or removes the first newline token), and
+// no bytes read back give the initial state, whatever the scanner held before.
+TEST(SyntaxTree, TheScannersInitialStateIsWrittenAsNoBytes) {
+  void* scanner = tree_sitter_python_external_scanner_create();
+  char buffer[1024];
+  EXPECT_EQ(tree_sitter_python_external_scanner_serialize(scanner, buffer), 0u);
+  const char inside_fstring_indented[] = {1, 0, 4, 0};  // f-string flag, no delimiters, one indentation of 4
+  tree_sitter_python_external_scanner_deserialize(scanner, inside_fstring_indented, 4);
+  EXPECT_EQ(tree_sitter_python_external_scanner_serialize(scanner, buffer), 4u);
+  tree_sitter_python_external_scanner_deserialize(scanner, nullptr, 0);
+  EXPECT_EQ(tree_sitter_python_external_scanner_serialize(scanner, buffer), 0u);
+  const char flag_only[] = {1, 0};
+  tree_sitter_python_external_scanner_deserialize(scanner, flag_only, 2);
+  EXPECT_EQ(tree_sitter_python_external_scanner_serialize(scanner, buffer), 2u);
+  tree_sitter_python_external_scanner_destroy(scanner);
 }
 
 }  // namespace
