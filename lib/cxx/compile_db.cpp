@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "core/json_reader.h"
+#include "cxx/database_search.h"
 
 namespace synclint::cxx {
 namespace fs = std::filesystem;
@@ -94,27 +95,8 @@ CommandSource::Database* CommandSource::load(const fs::path& json) {
 
 CommandSource::Database* CommandSource::database_for(const fs::path& file) {
   if (fixed_database_ != nullptr) return fixed_database_;
-  std::vector<fs::path> visited;
-  Database* found = nullptr;
-  for (fs::path dir = file.parent_path();; dir = dir.parent_path()) {
-    if (auto it = by_dir_.find(dir); it != by_dir_.end()) {
-      found = it->second;
-      break;
-    }
-    visited.push_back(dir);
-    std::error_code ec;
-    if (fs::is_regular_file(dir / "compile_commands.json", ec)) {
-      found = load(dir / "compile_commands.json");
-      break;
-    }
-    if (fs::is_regular_file(dir / "build" / "compile_commands.json", ec)) {
-      found = load(dir / "build" / "compile_commands.json");
-      break;
-    }
-    if (dir == dir.root_path() || dir.empty()) break;
-  }
-  for (const fs::path& d : visited) by_dir_[d] = found;
-  return found;
+  const std::optional<fs::path> json = nearest_database(file, json_by_dir_);
+  return json ? load(*json) : nullptr;
 }
 
 bool CommandSource::lists(const fs::path& file) {

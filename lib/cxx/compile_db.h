@@ -51,7 +51,7 @@ class CommandSource {
   std::optional<std::vector<std::string>> fixed_args_;
   Database* fixed_database_ = nullptr;  // -p
   std::map<std::filesystem::path, std::unique_ptr<Database>> loaded_;  // by compile_commands.json
-  std::map<std::filesystem::path, Database*> by_dir_;                  // lookup cache, nullptr: none
+  std::map<std::filesystem::path, std::optional<std::filesystem::path>> json_by_dir_;  // lookup cache
 };
 
 }  // namespace synclint::cxx

@@ -19,12 +19,6 @@
 namespace synclint::cxx {
 namespace fs = std::filesystem;
 
-bool is_translation_unit_name(const fs::path& path) {
-  static constexpr std::array<std::string_view, 4> kSources = {".cpp", ".cc", ".cxx", ".cu"};
-  const std::string ext = path.extension().string();
-  return std::find(kSources.begin(), kSources.end(), ext) != kSources.end();
-}
-
 Driver::Driver(const engine::CxxOptions& options) : options_(options) {
   if (options.header_filter) {
     try {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/file_result.h"
+#include "cxx/database_search.h"
+#include "engine/cxx_module.h"
 #include "engine/engine.h"
 
 namespace synclint {
@@ -23,27 +25,10 @@ class CommandSource;
 struct UnitInput;
 struct UnitOutput;
 
-struct Unit {
-  std::string path;                  // display path
-  std::filesystem::path open_path;   // absolute, normal
-};
-
-struct RunOptions {
-  const Catalog* catalog = nullptr;
-  bool report_cold = false;
-  unsigned jobs = 1;
-  // Headers under it, or under a unit's own folder, are the user's (absolute, normal); --header-filter
-  // replaces both.
-  std::filesystem::path project_root;
-};
-
-struct RunResult {
-  std::vector<FileResult> units;    // one per unit, in order: the main file's findings, comments, errors
-  std::vector<FileResult> headers;  // the user's headers with findings (each once, whatever unit saw it)
-};
-
-// The source extensions a folder walk takes when a database lists them.
-bool is_translation_unit_name(const std::filesystem::path& path);
+// The engine's types (engine/cxx_module.h): a unit, the settings of a run and its result.
+using Unit = engine::CxxUnit;
+using RunOptions = engine::CxxRunSettings;  // headers under project_root or a unit's folder are the user's
+using RunResult = engine::CxxProjectResult;
 
 class Driver {
  public:

@@ -1,56 +1,51 @@
 #include "engine/cxx_frontend.h"
 
+#include <map>
+#include <optional>
+
 #include "core/config.h"
 
 #if SYNCLINT_HAVE_CXX
-#include "cxx/compile_db.h"
-#include "cxx/driver.h"
+#include "cxx/database_search.h"
 #endif
 
 namespace synclint::engine {
-
-#if SYNCLINT_HAVE_CXX
+namespace fs = std::filesystem;
 
 struct CxxFrontend::Impl {
-  explicit Impl(const CxxOptions& options) : driver(options) {}
-  cxx::Driver driver;
+  CxxOptions options;
+  std::unique_ptr<CxxProjectDriver> driver;         // once loaded
+  std::map<fs::path, std::optional<fs::path>> databases;  // nearest compile_commands.json, by folder
+
+  CxxProjectDriver& loaded() {
+    if (!driver) driver = cxx_module().project_driver(options);
+    return *driver;
+  }
 };
 
-CxxFrontend::CxxFrontend(const CxxOptions& options) {
-  try {
-    impl_ = std::make_unique<Impl>(options);
-  } catch (const cxx::DatabaseError& e) {
-    throw ConfigError(e.what());
-  }
+CxxFrontend::CxxFrontend(const CxxOptions& options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  // Options that ask for C++ are checked (and the module loaded) at once, as a bad -p is an error even
+  // when no C++ source turns up.
+  if (SYNCLINT_HAVE_CXX && (options.build_path || options.fixed_args || options.header_filter)) impl_->loaded();
 }
 
-bool CxxFrontend::takes_walked(const std::filesystem::path& absolute) { return impl_->driver.takes_walked(absolute); }
+bool CxxFrontend::takes_walked(const fs::path& absolute) {
+#if SYNCLINT_HAVE_CXX
+  if (!impl_->driver && (!cxx::is_translation_unit_name(absolute) || !cxx::nearest_database(absolute, impl_->databases)))
+    return false;  // no database lists it: the module is not needed to say so
+  return impl_->loaded().takes_walked(absolute);
+#else
+  (void)absolute;
+  return false;
+#endif
+}
 
 CxxProjectResult CxxFrontend::analyze(const std::vector<CxxUnit>& units, const Catalog& catalog, bool report_cold,
-                                      unsigned jobs, const std::filesystem::path& project_root) {
-  std::vector<cxx::Unit> in;
-  in.reserve(units.size());
-  for (const CxxUnit& u : units) in.push_back({u.path, u.open_path});
-  cxx::RunOptions options;
-  options.catalog = &catalog;
-  options.report_cold = report_cold;
-  options.jobs = jobs;
-  options.project_root = project_root;
-  cxx::RunResult result = impl_->driver.run(in, options);
-  return {std::move(result.units), std::move(result.headers)};
+                                      unsigned jobs, const fs::path& project_root) {
+  if (!SYNCLINT_HAVE_CXX) return {};
+  return impl_->loaded().analyze(units, {&catalog, report_cold, jobs, project_root});
 }
-
-#else
-
-struct CxxFrontend::Impl {};
-CxxFrontend::CxxFrontend(const CxxOptions&) {}
-bool CxxFrontend::takes_walked(const std::filesystem::path&) { return false; }
-CxxProjectResult CxxFrontend::analyze(const std::vector<CxxUnit>&, const Catalog&, bool, unsigned,
-                                      const std::filesystem::path&) {
-  return {};
-}
-
-#endif
 
 CxxFrontend::~CxxFrontend() = default;
 

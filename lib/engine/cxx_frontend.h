@@ -1,5 +1,7 @@
 // The engine's side of the C++ front-end: which walked C++ files are checked, and the analysis of a
-// project's translation units. In a build without Clang, C++ files are reported as skipped instead.
+// project's translation units. The front-end's module (engine/cxx_module.h) is loaded only when a unit may
+// be analysed: a C++ file named, a walked source under a compilation database, or -p, `--` or
+// --header-filter given. In a build without Clang, C++ files are reported as skipped instead.
 #pragma once
 
 #include <filesystem>
@@ -7,34 +9,22 @@
 #include <string>
 #include <vector>
 
-#include "core/file_result.h"
-#include "engine/engine.h"
-
-namespace synclint {
-class Catalog;
-}
+#include "engine/cxx_module.h"
 
 namespace synclint::engine {
 
-struct CxxUnit {
-  std::string path;                  // display path
-  std::filesystem::path open_path;   // absolute, normal
-};
-
-struct CxxProjectResult {
-  std::vector<FileResult> units;    // one per unit, in order
-  std::vector<FileResult> headers;  // the user's headers with findings
-};
-
 class CxxFrontend {
  public:
-  // Throws ConfigError for a -p folder without a usable compilation database or a bad --header-filter.
+  // Throws ConfigError for a -p folder without a usable compilation database or a bad --header-filter,
+  // or when the module cannot be loaded and these options ask for C++.
   explicit CxxFrontend(const CxxOptions& options);
   ~CxxFrontend();
 
   // Whether a C++ file met while walking a folder is checked (a source a database lists; never a header).
+  // Throws ConfigError when the module is needed and cannot be loaded.
   bool takes_walked(const std::filesystem::path& absolute);
 
+  // Throws ConfigError when the module cannot be loaded.
   CxxProjectResult analyze(const std::vector<CxxUnit>& units, const Catalog& catalog, bool report_cold,
                            unsigned jobs, const std::filesystem::path& project_root);
 

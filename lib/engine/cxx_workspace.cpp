@@ -9,13 +9,9 @@
 #include <thread>
 
 #include "core/catalog.h"
+#include "engine/cxx_module.h"
 #include "engine/finish.h"
 #include "engine/workspace.h"
-
-#if SYNCLINT_HAVE_CXX
-#include "cxx/compile_db.h"
-#include "cxx/unit_cache.h"
-#endif
 
 namespace synclint::engine {
 namespace fs = std::filesystem;
@@ -50,12 +46,14 @@ struct CxxWorkspace::State {
   std::vector<std::string> forgotten;            // closed: the worker frees their units
   std::map<std::string, std::uint64_t> latest;   // generation of each file's newest request
   std::map<std::string, UnitResults> results;
+  std::vector<std::string> preambles;           // parsed without a preamble: the worker builds it when idle
+  bool uncollected = false;                      // results not yet collected: the preambles wait for that
   std::vector<std::string> log;
   std::uint64_t generation = 0;
   bool stop = false;
   std::thread worker;
 #if SYNCLINT_HAVE_CXX
-  std::optional<cxx::UnitCache> cache;  // used on one thread only: the worker's, or the caller's
+  std::unique_ptr<CxxUnitCache> cache;  // used on one thread only: the worker's, or the caller's
   bool cache_failed = false;
 #endif
 
@@ -63,12 +61,13 @@ struct CxxWorkspace::State {
   void run(const std::string& key, const Request& request) {
     UnitResults out;
     std::string line;
+    bool wants_preamble = false;
 #if SYNCLINT_HAVE_CXX
     const auto start = std::chrono::steady_clock::now();
     if (!cache && !cache_failed) {
       try {
-        cache.emplace(options.cxx);
-      } catch (const cxx::DatabaseError& e) {
+        cache = cxx_module().unit_cache(options.cxx);
+      } catch (const ConfigError& e) {
         cache_failed = true;
         std::lock_guard lock(mutex);
         log.push_back(std::string("synclint: C++ files are not analysed: ") + e.what());
@@ -79,12 +78,8 @@ struct CxxWorkspace::State {
     try {
       Catalog catalog = Catalog::builtin();
       apply_extra_apis(config, catalog);
-      cxx::RunOptions run_options;
-      run_options.catalog = &catalog;
-      run_options.report_cold = options.report_cold;
-      run_options.jobs = 1;
-      run_options.project_root = fs::path(workspace_key(config.root));
-      cxx::UnitCache::Analysis analysis = cache->analyze({key, fs::path(key)}, request.text, run_options);
+      const CxxRunSettings settings{&catalog, options.report_cold, 1, fs::path(workspace_key(config.root))};
+      CxxUnitCache::Analysis analysis = cache->analyze({key, fs::path(key)}, request.text, settings);
       FileResult& unit = analysis.result.units.at(0);
       out.files.emplace_back(key, finish_findings(Language::Cxx, unit.path, std::move(unit.findings), unit.comments,
                                                   unit.report_unused_suppressions, key, config, catalog));
@@ -98,7 +93,10 @@ struct CxxWorkspace::State {
       }
       for (auto& [path, findings] : out.files) std::sort(findings.begin(), findings.end(), finding_less);
       line = "synclint: analysed " + key + " in " + seconds(std::chrono::steady_clock::now() - start) +
-             (analysis.preamble_reused ? " (preamble reused)" : "");
+             (analysis.preamble_reused   ? " (preamble reused)"
+              : analysis.preamble_wanted ? " (without a preamble; building it next)"
+                                         : "");
+      wants_preamble = analysis.preamble_wanted;
     } catch (const std::exception& e) {  // extra-sync-apis naming what does not exist; out of memory
       line = "synclint: " + key + " not analysed: " + e.what();
     }
@@ -112,29 +110,73 @@ struct CxxWorkspace::State {
       if (e.position) where += ":" + std::to_string(e.position->line) + ":" + std::to_string(e.position->column);
       log.push_back("synclint: " + where + ": " + e.message);
     }
-    if (latest[key] == request.generation) results[key] = std::move(out);
+    if (latest[key] != request.generation) return;
+    results[key] = std::move(out);
+    uncollected = static_cast<bool>(options.ready);
+    if (wants_preamble && std::find(preambles.begin(), preambles.end(), key) == preambles.end())
+      preambles.push_back(key);
+  }
+
+  // Precompiles the preamble of a unit parsed without one; the log says how long it took.
+  void build_preamble(const std::string& key) {
+#if SYNCLINT_HAVE_CXX
+    if (!cache) return;
+    const auto start = std::chrono::steady_clock::now();
+    const bool built = cache->build_preamble(fs::path(key));
+    std::lock_guard lock(mutex);
+    log.push_back(built ? "synclint: preamble of " + key + " built in " +
+                              seconds(std::chrono::steady_clock::now() - start)
+                        : "synclint: no preamble for " + key +
+                              " (its #includes do not compile): each save parses the whole unit");
+#else
+    (void)key;
+#endif
+  }
+
+  // The next unit whose preamble is to be built, when no request waits and the results were collected.
+  std::optional<std::string> next_preamble() {
+    if (!pending.empty() || preambles.empty() || uncollected) return std::nullopt;
+    std::string key = preambles.front();
+    preambles.erase(preambles.begin());
+    return key;
   }
 
   void loop() {
     for (;;) {
       std::string key;
       Request request;
+      std::optional<std::string> preamble;
       {
         std::unique_lock lock(mutex);
-        wake.wait(lock, [&] { return stop || !pending.empty() || !forgotten.empty(); });
+        const auto work = [&] {
+          return stop || !pending.empty() || !forgotten.empty() || (!preambles.empty() && !uncollected);
+        };
+        // A preamble is built once the caller has taken the results (their publication is not slowed by
+        // it), or after a while if it does not come for them.
+        if (!preambles.empty() && uncollected) {
+          if (!wake.wait_for(lock, std::chrono::seconds(2), work)) uncollected = false;
+        } else {
+          wake.wait(lock, work);
+        }
         if (stop) return;
 #if SYNCLINT_HAVE_CXX
         for (const std::string& f : forgotten)
           if (cache) cache->forget(fs::path(f));
 #endif
         forgotten.clear();
-        if (pending.empty()) continue;
-        auto it = pending.begin();
-        key = it->first;
-        request = std::move(it->second);
-        pending.erase(it);
+        preamble = next_preamble();
+        if (!preamble) {
+          if (pending.empty()) continue;
+          auto it = pending.begin();
+          key = it->first;
+          request = std::move(it->second);
+          pending.erase(it);
+        }
       }
-      run(key, request);
+      if (preamble)
+        build_preamble(*preamble);
+      else
+        run(key, request);
       std::function<void()> ready;
       {
         std::lock_guard lock(mutex);
@@ -172,10 +214,17 @@ void CxxWorkspace::request(const std::string& key, std::string text, std::shared
       if (!s.worker.joinable()) s.worker = std::thread([state = state_] { state->loop(); });
     }
   }
-  if (s.options.ready)
+  if (s.options.ready) {
     s.wake.notify_one();
-  else
-    s.run(key, request);
+    return;
+  }
+  s.run(key, request);
+  std::optional<std::string> preamble;
+  {
+    std::lock_guard lock(s.mutex);
+    preamble = s.next_preamble();
+  }
+  if (preamble) s.build_preamble(*preamble);
 }
 
 void CxxWorkspace::forget(const std::string& key) {
@@ -184,6 +233,7 @@ void CxxWorkspace::forget(const std::string& key) {
     std::lock_guard lock(s.mutex);
     s.pending.erase(key);
     s.results.erase(key);
+    s.preambles.erase(std::remove(s.preambles.begin(), s.preambles.end(), key), s.preambles.end());
     s.latest[key] = ++s.generation;  // a parse in progress is dropped
     if (s.options.ready) {
       s.forgotten.push_back(key);
@@ -198,7 +248,8 @@ void CxxWorkspace::forget(const std::string& key) {
 
 void CxxWorkspace::collect(WorkspaceResult& out) {
   State& s = *state_;
-  std::lock_guard lock(s.mutex);
+  std::unique_lock lock(s.mutex);
+  s.uncollected = false;
   for (const auto& [unit, results] : s.results) {
     for (const auto& [path, findings] : results.files) {
       std::vector<Finding>& into = out.findings[path];
@@ -214,6 +265,8 @@ void CxxWorkspace::collect(WorkspaceResult& out) {
   for (auto& [path, findings] : out.findings) std::sort(findings.begin(), findings.end(), finding_less);
   out.log.insert(out.log.end(), std::make_move_iterator(s.log.begin()), std::make_move_iterator(s.log.end()));
   s.log.clear();
+  lock.unlock();
+  s.wake.notify_one();
 }
 
 }  // namespace synclint::engine

@@ -1,7 +1,8 @@
 // The language server's C++ side of a workspace: the open C++ sources analysed on open and on save, each
-// translation unit kept parsed with its preamble (lib/cxx/unit_cache.h) so that a save that changes only
-// the main file's body re-parses the body only. The findings go through the same suppressions and
-// configuration step as `synclint check`. With a `ready` callback the units are analysed on a worker
+// translation unit kept parsed (lib/cxx/unit_cache.h): a unit opened, or saved with other #includes, is
+// parsed whole and its findings published at once; its preamble is built next, when no request waits, so
+// that a later save that changes only the main file's body re-parses the body only. The findings go
+// through the same suppressions and configuration step as `synclint check`. With a `ready` callback the units are analysed on a worker
 // thread (never on the caller's): a newer request for a file replaces one not yet started, and results
 // overtaken by a newer request are dropped.
 #pragma once

@@ -123,6 +123,31 @@ CPP
     run check proj; expect_rc 1; expect_out "proj/listed.cpp:5:5"; expect_no_out "unlisted.cpp"
     expect_out "in 1 file"
     ;;
+  frontend_module)
+    # The C++ front-end is a module loaded only when a C++ unit is to be analysed (LD_DEBUG lists loads).
+    mkdir -p proj/include
+    printf 'import torch\nx = torch.zeros(3, device="cuda")\nfor i in range(9):\n    print(x.sum().item())\n' >proj/train.py
+    write_train proj/unlisted.cpp
+    printf 'inline int f() { return 1; }\n' >proj/include/api.h
+    LD_DEBUG=files "$SYNCLINT" check proj >out 2>err; rc=$?
+    expect_rc 1; expect_out "proj/train.py:4"
+    ! grep -q "synclint_cxx_frontend\|libclang-cpp" err || fail "a Python project loaded the C++ front-end"
+    write_db proj/build proj/unlisted.cpp -DSTEPS=3
+    LD_DEBUG=files "$SYNCLINT" check proj >out 2>err; rc=$?
+    expect_rc 1; expect_out "proj/unlisted.cpp:5:5"
+    grep -q "synclint_cxx_frontend" err || fail "a listed C++ source did not load the C++ front-end"
+    # A copy of the program without the module beside it: Python as before, C++ a clear error.
+    rm proj/build/compile_commands.json
+    mkdir bin && cp "$SYNCLINT" bin/synclint
+    module=$(dirname "$SYNCLINT")/libsynclint_cxx_frontend.so
+    SYNCLINT=bin/synclint
+    run check proj; expect_rc 1; expect_out "proj/train.py:4"
+    run check proj/unlisted.cpp -- -DSTEPS=3; expect_rc 2
+    expect_err "C++ files need the C++ front-end, libsynclint_cxx_frontend.so, which is missing"
+    expect_err "bin/libsynclint_cxx_frontend.so"; expect_err "lib/synclint/libsynclint_cxx_frontend.so"
+    SYNCLINT_CXX_FRONTEND=$module run check proj/unlisted.cpp -- -DSTEPS=3; expect_rc 1
+    expect_out "proj/unlisted.cpp:5:5"
+    ;;
   nolint_forms)
     cat >s.cpp <<'CPP'
 extern "C" int cudaDeviceSynchronize();

@@ -2,13 +2,14 @@
 # What a user gets from an install: install_test.sh CASE BUILD_DIR SOURCE_DIR PROBE_LIBRARY TORCH_OPS
 #   prefix: `cmake --install BUILD_DIR --prefix /usr/local` into a scratch DESTDIR
 #   deb:    `cpack -G DEB` into a scratch folder, its packages unpacked with dpkg-deb
-# Both check the exact list of files, run the installed synclint (check, probe --help, probe analyze) and
-# ask it where its probe library is. PROBE_LIBRARY and TORCH_OPS are 1 where the build made them.
+# Both check the exact list of files, run the installed synclint (check of Python and of C++, probe --help,
+# probe analyze) and ask it where its probe library is. PROBE_LIBRARY, TORCH_OPS and CXX (the C++
+# front-end's module) are 1 where the build made them.
 set -uo pipefail
-case_name=$1 BUILD=$2 SRC=$3 HAVE_PROBE=$4 HAVE_TORCH_OPS=$5
+case_name=$1 BUILD=$2 SRC=$3 HAVE_PROBE=$4 HAVE_TORCH_OPS=$5 HAVE_CXX=$6
 work=$(mktemp -d "${TMPDIR:-/tmp}/synclint-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-unset SYNCLINT_PROBE_LIBRARY DESTDIR
+unset SYNCLINT_PROBE_LIBRARY SYNCLINT_CXX_FRONTEND DESTDIR
 
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 # files ROOT: every file and link under ROOT, relative, sorted.
@@ -30,6 +31,12 @@ check_program() {
   out=$("$exe" check "$SRC/examples/cnn_logging/train.py" 2>&1); rc=$?
   [[ $rc -eq 1 ]] || fail "synclint check exited $rc, expected 1 (findings): $out"
   grep -qF "[SYNC001 tensor-item]" <<<"$out" || fail "synclint check found no SYNC001: $out"
+  if [[ $HAVE_CXX == 1 ]]; then  # the C++ front-end's module, found under the prefix
+    printf 'extern "C" int cudaDeviceSynchronize();\nint main() { for (int i = 0; i < 3; ++i) cudaDeviceSynchronize(); }\n' >"$work/t.cpp"
+    out=$("$exe" check "$work/t.cpp" -- 2>&1); rc=$?
+    [[ $rc -eq 1 ]] || fail "synclint check of a C++ file exited $rc, expected 1 (findings): $out"
+    grep -qF "[SYNC007 explicit-synchronize]" <<<"$out" || fail "synclint check found no SYNC007: $out"
+  fi
   out=$("$exe" probe --help 2>&1) || fail "synclint probe --help failed: $out"
   grep -qF -- "--print-library" <<<"$out" || fail "synclint probe --help lacks --print-library: $out"
   out=$("$exe" probe analyze --top 3 "$SRC/runtime_probe/testdata/python-smoke.stream.json" 2>&1) ||
@@ -49,6 +56,7 @@ check_program() {
 }
 
 expected=(bin/synclint)
+[[ $HAVE_CXX == 1 ]] && expected+=(lib/synclint/libsynclint_cxx_frontend.so)
 [[ $HAVE_PROBE == 1 ]] && expected+=(lib/synclint/libsynclint_probe.so)
 [[ $HAVE_TORCH_OPS == 1 ]] && expected+=(lib/synclint/libsynclint_torch_ops.so)
 
@@ -70,10 +78,12 @@ case $case_name in
       grep -qxF "$lib" <<<"$names" || fail "synclint's Depends lacks $lib: $deps"
     done
     ! grep -qi torch <<<"$deps" || fail "synclint's Depends names LibTorch: $deps"
+    [[ $HAVE_CXX == 0 ]] || grep -qx "libclang-cpp.*" <<<"$names" || fail "synclint's Depends lacks libclang-cpp: $deps"
     [[ -n $(dpkg-deb -f "$main" Maintainer) && $(dpkg-deb -f "$main" Section) == devel ]] ||
       fail "synclint's Maintainer or Section is wrong: $(dpkg-deb -f "$main")"
     dpkg-deb -x "$main" "$work/root" || fail "dpkg-deb -x $main"
     main_files=(bin/synclint)
+    [[ $HAVE_CXX == 1 ]] && main_files+=(lib/synclint/libsynclint_cxx_frontend.so)
     [[ $HAVE_PROBE == 1 ]] && main_files+=(lib/synclint/libsynclint_probe.so)
     expect_files "$work/root/usr" "${main_files[@]}"
     if [[ $HAVE_TORCH_OPS == 1 ]]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """C++ in `synclint lsp`: a translation unit with a compilation database is diagnosed on open and on save,
-with exactly the findings `synclint check` gives for it; a save that changes only the body reuses the
-preamble; code actions use `// NOLINT(synclint-SYNCnnn)`; a unit without a database is logged, not fatal.
+with exactly the findings `synclint check` gives for it; the first diagnostics come from a parse without a
+preamble, which is built afterwards; a save that changes only the body reuses the preamble; a save that
+changes the #includes parses without a preamble again; code actions use `// NOLINT(synclint-SYNCnnn)`; a unit without a database is logged, not fatal.
 Usage: cxx_test.py SYNCLINT CASE (the mock LibTorch header of tests/unit/cxx keeps it quick)."""
 import json
 import os
@@ -73,6 +74,20 @@ def logs(c):
     return [m["params"]["message"] for m in c.kept if m.get("method") == "window/logMessage"]
 
 
+def save(c, path, text, version):
+    """The editor's buffer becomes `text`, written to disk and saved."""
+    with open(path, "w") as f:
+        f.write(text)
+    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(path), "version": version},
+                                        "contentChanges": [{"text": text}]})
+    c.notify("textDocument/didSave", {"textDocument": {"uri": uri(path)}})
+
+
+def wait_for_preamble(c, path):
+    c.wait(lambda m: m.get("method") == "window/logMessage" and
+           m["params"]["message"].startswith("synclint: preamble of " + path + " built in "))
+
+
 def case_open_and_save():
     d = project()
     train = os.path.join(d, "train.cpp")
@@ -82,17 +97,18 @@ def case_open_and_save():
     c.open(train)
     got = lsp_findings(c.diagnostics(train, pred=lambda ds: len(ds) > 0))
     check(got == expected, "didOpen: the diagnostics are check's findings (%s)" % got)
+    wait_for_preamble(c, train)
+    opened = [m for m in logs(c) if "analysed " + train in m]
+    check(len(opened) == 1 and opened[0].endswith("(without a preamble; building it next)"),
+          "the first diagnostics come from a parse without a preamble: %s" % opened)
 
-    with open(train, "w") as f:
-        f.write(EDITED)
-    c.notify("textDocument/didChange", {"textDocument": {"uri": uri(train), "version": 2},
-                                        "contentChanges": [{"text": EDITED}]})
-    c.notify("textDocument/didSave", {"textDocument": {"uri": uri(train)}})
+    save(c, train, EDITED, 2)
     expected = check_findings(d, train)
     got = lsp_findings(c.diagnostics(train, pred=lambda ds: len(ds) == len(expected)))
     check(got == expected, "didSave: the diagnostics are check's findings for the saved file (%s)" % got)
     c.request("textDocument/hover", {"textDocument": {"uri": uri(train)}, "position": {"line": 0, "character": 0}})
-    check(any("preamble reused" in m for m in logs(c)), "the save re-parsed the body only: %s" % logs(c))
+    saved = [m for m in logs(c) if "analysed " + train in m]
+    check(saved[-1].endswith("(preamble reused)"), "the save re-parsed the body only: %s" % saved)
 
     item = [x for x in expected if x[0] == "SYNC001"][-1]
     line = item[1]
@@ -103,6 +119,27 @@ def case_open_and_save():
     texts = [e["newText"] for a in actions for e in a["edit"]["changes"][uri(train)]]
     check("  // NOLINT(synclint-SYNC001)" in texts, "code action: // NOLINT(synclint-SYNC001) (%s)" % texts)
     check(not any("#" in t for t in texts), "no Python comment in a C++ file")
+
+    # Another #include: the preamble is stale, so the unit is parsed whole (findings at once) and rebuilt.
+    included = "#include <stddef.h>\n" + EDITED
+    save(c, train, included, 3)
+    expected_included = check_findings(d, train)
+    check(expected_included == [(r, l + 1, col) for r, l, col in expected], "check: the findings moved one line down")
+    got = lsp_findings(c.diagnostics(train, pred=lambda ds: lsp_findings(ds) == expected_included))
+    check(got == expected_included, "didSave with a new #include: check's findings")
+    wait_for_preamble(c, train)
+    saved = [m for m in logs(c) if "analysed " + train in m]
+    check(saved[-1].endswith("(without a preamble; building it next)"),
+          "a save with other #includes parses without the stale preamble: %s" % saved[-1])
+
+    # A header changed on disk: the preamble is stale too; the same text saved again is parsed whole.
+    with open(os.path.join(d, "torch.h"), "a") as f:
+        f.write("\n// changed\n")
+    c.notify("textDocument/didSave", {"textDocument": {"uri": uri(train)}})
+    wait_for_preamble(c, train)
+    saved = [m for m in logs(c) if "analysed " + train in m]
+    check(len(saved) == 4 and saved[-1].endswith("(without a preamble; building it next)"),
+          "a save after a header changed parses without the stale preamble: %s" % saved[-1])
     check(c.close() == 0, "shutdown and exit")
 
 
