@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# usage: CASES="nccl1 rank0 all ab kill" BACKEND=gloo|nccl SAME_GPU=1|0 bench/gpu/ddp_cases.sh
 # The probe on data-parallel training (bench/gpu/ddp_probe.py under torch.distributed.run, 2 ranks).
 # Run from the repository root on a GPU machine (with .carry/ as for run_validation.sh); everything goes
 # to $OUT (default bench/out/ddp):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# usage: [MODES="plain int ..."] bench/gpu/fault_cases.sh
 # The probe's fault-injection matrix on a real GPU with the real CUPTI: bench/gpu/fault_program.py ends in
 # each of the ways of tests/probe_inject/fault_host.cpp, once unprobed and once under `synclint probe`.
 # Each case checks that the program's output and exit status are the unprobed run's, that it ends within
