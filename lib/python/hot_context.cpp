@@ -63,8 +63,30 @@ Periodic Walker::periodic_kind(Node c, int depth) const {
       }
       return Periodic::None;
     }
+    case K::ConditionalExpression: {
+      // `(i + 1) % n == 0 if n > 0 else False`: true only on the interval either way.
+      if (named_count(c) != 3) return Periodic::None;
+      const Periodic a = periodic_kind(named(c, 0), depth + 1), b = periodic_kind(named(c, 2), depth + 1);
+      const bool a_false = kind(strip_parens(named(c, 0))) == K::False;
+      const bool b_false = kind(strip_parens(named(c, 2))) == K::False;
+      if ((a == Periodic::WhenTrue && (b_false || b == a)) || (b == Periodic::WhenTrue && a_false))
+        return Periodic::WhenTrue;
+      return Periodic::None;
+    }
     default: return Periodic::None;
   }
+}
+
+// periodic_kind, and a call of a project function that returns a periodic test (`self.every_n_iters(i, n)`)
+// or of a library's interval test (`should_log(step)`): true on the interval.
+Periodic Walker::guard_kind(Node c) {
+  const Periodic pk = periodic_kind(c);
+  if (pk != Periodic::None || kind(strip_parens(c)) != K::Call) return pk;
+  const int callee = called_function(c);
+  if (callee >= 0 ? callee_sum(callee).periodic_return
+                  : interval_test_name(last_part(text(field(strip_parens(c), "function")))))
+    return Periodic::WhenTrue;
+  return Periodic::None;
 }
 
 namespace {
@@ -91,6 +113,11 @@ bool Walker::once_only(Node c, int depth, bool exit) const {
     case K::Attribute: {
       const std::string_view t = last_part(text(c));
       return contains_ci(t, "last") || contains_ci(t, "first") || contains_ci(t, "final");
+    }
+    case K::Call: {
+      // A test named for the end of an epoch or run (`self.end_of_epoch(loader, i)`, `is_last_batch(i)`).
+      const std::string_view t = last_part(text(field(c, "function")));
+      return t.starts_with("end_of_") || t.starts_with("is_last") || t.starts_with("is_first");
     }
     case K::ComparisonOperator: {
       if (named_count(c) != 2) return false;
@@ -143,7 +170,11 @@ HotInfo Walker::hot_info(bool lexical_only) const {
       continue;
     }
     if (f.kind == Frame::Kind::Boundary) break;  // a lambda: its own function's heat
-    if (f.kind == Frame::Kind::Cold) return HotInfo{};
+    if (f.kind == Frame::Kind::Cold) {
+      HotInfo once;
+      once.once = true;
+      return once;
+    }
     if (f.multiplier) {
       h.multiplied = true;
       h.params = h.params || f.params;
@@ -182,6 +213,7 @@ Lexical Walker::lexical() const {
   Lexical l;
   l.heat = h.heat;
   l.in_loop = h.in_loop;
+  l.once = h.once;
   if (h.in_loop) l.loop = span(h.loop);
   l.periodic = h.periodic;
   if (h.periodic) l.guard = span(h.guard);

@@ -13,4 +13,8 @@ namespace synclint::python {
 // of a class derived from a library's hook base; empty otherwise.
 std::string_view library_hook_loop(const Project& p, int fn);
 
+// The class of the object that the library passes to hook method `fn` as parameter `param` (mmengine's
+// `runner`, Lightning's `trainer`) when the library's own sources are among the checked files; -1 otherwise.
+int library_hook_owner(const Project& p, int fn, std::string_view param);
+
 }  // namespace synclint::python

@@ -194,10 +194,15 @@ void link_project(Project& p) {
       const FileModel& fm = p.files[ci.file];
       if (auto it = fm.top_classes.find(base); it != fm.top_classes.end()) id = it->second;
       if (auto it = fm.imports.find(base); id < 0 && it != fm.imports.end() && it->second.file >= 0) {
-        const FileModel& other = p.files[it->second.file];
-        if (auto jt = other.top_classes.find(it->second.symbol.empty() ? last : it->second.symbol);
-            jt != other.top_classes.end())
-          id = jt->second;
+        // `from pkg.hooks import Hook` where the package's __init__ imports it from its own module.
+        const Binding* t = &it->second;
+        for (int hop = 0; hop < 4 && id < 0 && t->file >= 0; ++hop) {
+          const FileModel& other = p.files[t->file];
+          const std::string symbol = t->symbol.empty() ? last : t->symbol;
+          if (auto jt = other.top_classes.find(symbol); jt != other.top_classes.end()) id = jt->second;
+          else if (auto kt = other.imports.find(symbol); kt != other.imports.end() && &kt->second != t) t = &kt->second;
+          else break;
+        }
       }
       if (id >= 0) ci.base_ids.push_back(id);
       if (is_module_base(base)) ci.is_module = true;

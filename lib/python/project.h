@@ -89,6 +89,7 @@ struct Lexical {
   Span loop;
   bool periodic = false;
   Span guard;
+  bool once = false;  // under a once-only guard: the callee does not take the caller's heat
 };
 
 struct CallEdge {

@@ -101,7 +101,7 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
     bool changed = false;
     for (std::size_t i = 0; i < edges.size(); ++i) {
       const CallEdge& e = *edges[i];
-      if (e.callee < 0 || e.caller < 0) continue;
+      if (e.callee < 0 || e.caller < 0 || e.lex.once) continue;
       Heat eh = e.lex.in_loop ? e.lex.heat : h[e.caller].heat;
       if (!e.lex.in_loop && e.lex.periodic && eh == Heat::Hot) eh = Heat::Periodic;
       if (eh > h[e.callee].heat) {

@@ -149,14 +149,8 @@ Value Walker::expr_inner(Node n) {
       if (once) frames_.pop_back();
       if (Node left = strip_parens(field(n, "left")); kind(left) == K::Identifier) {
         std::string name(text(left));
-        Periodic pk = null(right) ? Periodic::None : periodic_kind(right);
-        if (pk == Periodic::None && !null(right) && kind(strip_parens(right)) == K::Call) {
-          // `should_log = self.metrics.should_log(step)`: a project function that returns a periodic test.
-          const int callee = called_function(right);
-          if (callee >= 0 ? callee_sum(callee).periodic_return
-                          : interval_test_name(last_part(text(field(strip_parens(right), "function")))))
-            pk = Periodic::WhenTrue;
-        }
+        // `should_log = self.metrics.should_log(step)`: a project function that returns a periodic test.
+        const Periodic pk = null(right) ? Periodic::None : guard_kind(right);
         if (pk != Periodic::None) periodic_vars_[std::move(name)] = pk;
         else periodic_vars_.erase(name);
       }

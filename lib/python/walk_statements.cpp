@@ -77,16 +77,10 @@ void Walker::stmt(Node n) {
     case K::AssertStatement:
       if (named_count(n) > 0) (void)cond(named(n, 0));
       break;
-    case K::RaiseStatement: {
+    case K::RaiseStatement:
       // The exception is built only on the failure path.
-      Frame cold;
-      cold.kind = Frame::Kind::Cold;
-      cold.node = n;
-      frames_.push_back(cold);
-      generic(n);
-      frames_.pop_back();
+      once_block(n, n, true);
       break;
-    }
     case K::WithStatement: {
       Node body = field(n, "body");
       for (Node n_i : named_children(n)) {
@@ -234,10 +228,23 @@ void Walker::generic(Node n) {
     }
   }
 }
+
+// `body` (a block, or one statement) under a guard that holds once per run or per epoch: cold.
+void Walker::once_block(Node body, Node guard, bool statement) {
+  if (null(body)) return;
+  Frame once;
+  once.kind = Frame::Kind::Cold;
+  once.node = guard;
+  frames_.push_back(once);
+  if (statement) generic(body);
+  else block(body);
+  frames_.pop_back();
+}
+
 void Walker::if_stmt(Node n) {
   Node condition = field(n, "condition");
   (void)cond(condition);
-  Periodic pk = periodic_kind(condition);
+  Periodic pk = guard_kind(condition);
   const Env before = env_;
   std::vector<Env> outs;
   auto branch = [&](Node body, bool periodic, Node guard) {
@@ -259,12 +266,7 @@ void Walker::if_stmt(Node n) {
     // Once-only: `if step == 0:`, `if i == warmup_steps:`, `if step >= max_steps: ... break`; or the
     // failure path that ends the program (`sys.exit(1)`), like a `raise`; or a block that runs when a
     // value changes and records the new one.
-    Frame once;
-    once.kind = Frame::Kind::Cold;
-    once.node = condition;
-    frames_.push_back(once);
-    block(field(n, "consequence"));
-    frames_.pop_back();
+    once_block(cons, condition);
   } else {
     branch(field(n, "consequence"), pk == Periodic::WhenTrue, condition);
   }
@@ -289,8 +291,10 @@ void Walker::if_stmt(Node n) {
         (void)cond(ec);
         if (off_interval) frames_.pop_back();
       }
-      Periodic ek = periodic_kind(ec);
-      branch(field(c, "consequence"), off_interval || ek == Periodic::WhenTrue, off_interval ? guard : ec);
+      const Periodic ek = guard_kind(ec);
+      // `elif self.end_of_epoch(loader, i):` after an interval test: once per epoch.
+      if (!off_interval && ek == Periodic::None && once_only(ec)) once_block(field(c, "consequence"), ec);
+      else branch(field(c, "consequence"), off_interval || ek == Periodic::WhenTrue, off_interval ? guard : ec);
       outs.push_back(std::move(env_));
     } else if (k == K::ElseClause) {
       env_ = before;

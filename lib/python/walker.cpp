@@ -68,6 +68,12 @@ void Walker::bind_params(const FuncInfo& fi) {
     }
     // A callback's `outputs=None` is filled in by the framework every step: the default says nothing.
     const bool none_default = !null(fi.defaults[i]) && kind(fi.defaults[i]) == K::None;
+    if (v.kind == VK::Unknown && callback) {
+      if (const int owner = library_hook_owner(p_, func_, name); owner >= 0) {
+        v = Value::of(p_.classes[owner].is_module ? VK::Module : VK::Instance);
+        v.id = owner;
+      }
+    }
     if (v.kind == VK::Unknown || (callback && !known && none_default)) v = parameter_guess(name, callback);
     env_[name] = v;
   }

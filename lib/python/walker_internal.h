@@ -45,6 +45,7 @@ struct HotInfo {
   bool params = false;
   long reads = 1;  // -1 unknown
   bool periodic_caller = false;  // a loop in a function that only runs at logging intervals
+  bool once = false;             // under a once-only guard, outside any loop
 };
 
 struct TimerState {
@@ -139,6 +140,8 @@ class Walker final : public Checker {
   HotInfo hot_info(bool lexical_only) const;
   Lexical lexical() const;
   Periodic periodic_kind(Node c, int depth = 0) const;
+  Periodic guard_kind(Node c);
+  void once_block(Node body, Node guard, bool statement = false);
   bool once_only(Node c, int depth = 0, bool exit = false) const;
   // `if new != current:` whose body records `current = new`: it runs when a value changes (a curriculum
   // stage, a resized schedule), not every step.
