@@ -329,6 +329,9 @@ Value LibraryModel::function_call(const CallInfo& ci, const std::string& q) cons
     for (const Arg& a : ci.args)
       if (a.value.kind == VK::HostTensor || (a.value.kind == VK::Container && a.value.element().kind == VK::HostTensor))
         return Value::of(VK::HostTensor);
+    // A finiteness check of a value from elsewhere (`torch.isfinite(losses)` of a model's output): a tensor
+    // mask on that value's device, which is unknown here.
+    if (one_of(last, {"isfinite", "isnan", "isinf"}) && a0 && a0->value.kind == VK::Unknown) return Value::device(Confidence::Low, true);
     return {};
   }
   if (q.starts_with("numpy.")) return Value::of(VK::HostTensor);
