@@ -19,8 +19,8 @@
 namespace synclint::fuzz {
 
 // The built-in catalog cut down to the rules `ids` names, in the built-in order, made once per set. A SARIF
-// log lists its catalog's rules: the whole catalog is the same text for every input, and writing it was
-// most of a small input's time.
+// log lists its catalog's rules: the whole catalog is the same text for every input, and writing it costs
+// more than a small input's own findings.
 inline const Catalog& catalog_of(const std::set<std::string>& ids) {
   static std::map<std::set<std::string>, Catalog> made;
   auto it = made.find(ids);
