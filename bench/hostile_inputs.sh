@@ -94,6 +94,21 @@ elif case == "report_deep":
         f.write('{"schema":"synclint-probe-report","version":1,"sites":[{"path":' + "[" * n + "]" * n + "}]}")
     with open("stream.json", "w") as f:
         f.write('{"format":"synclint-probe-stream","version":1,"sites":[' + "[" * n + "]" * n + "]}")
+elif case == "stream200m":
+    # 2.6 M host calls (a sync after every three launches) and the 1.95 M kernels they queue: 200 MB.
+    n = 2_600_000
+    with open("stream.json", "w") as f:
+        f.write('{"format":"synclint-probe-stream","version":1,"run_start_ns":1000,"run_end_ns":%d,\n' % (n * 10_000 + 11_000))
+        f.write('"sites":[["/w/train.py",12,"train_step","python"],["/w/train.py",20,"log","python"]],\n"host":[')
+        for start in range(0, n, 100_000):
+            f.write(",".join('\n  [%d,%d,0,%d,%s]' % (1000 + i * 10_000, 4000 + i * 10_000, i + 1,
+                             '"launch","cudaLaunchKernel",0' if i % 4 else '"stream_sync","cudaStreamSynchronize",1')
+                             for i in range(start, start + 100_000)) + ("," if start + 100_000 < n else ""))
+        f.write('\n],\n"gpu":[')
+        kernels = [i for i in range(n) if i % 4]
+        f.write(",".join('\n  [%d,%d,0,7,%d,"kernel","void gemm_kernel<float>(float*, int)"]' %
+                         (5000 + i * 10_000, 10_000 + i * 10_000, i + 1) for i in kernels))
+        f.write('\n]}\n')
 elif case == "cdb100m":
     d = os.getcwd()
     with open("m.cpp", "w") as f:
@@ -193,6 +208,8 @@ rm -rf report10m
 want report_deep && row report_deep report_deep check --costs report.json train.py
 want report_deep && row report_deep report_deep probe merge -o merged.json report.json
 want report_deep && row report_deep report_deep probe analyze stream.json
+want stream200m && row stream200m stream200m probe analyze stream.json
+rm -rf stream200m
 want cdb100m && row cdb100m cdb100m check m.cpp
 want cdb_deep && row cdb_deep cdb_deep check m.cpp
 echo

@@ -2,6 +2,9 @@
 
 #include <array>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -122,9 +125,156 @@ std::string stream_to_json(const EventStream& s) {
   return out;
 }
 
-EventStream parse_stream(std::string_view text, std::string_view source) {
-  const std::string src(source);
-  json doc = detail::parse_json_document(text, src);
+namespace {
+
+template <typename T>
+T field(const json& rec, std::size_t i, const std::string& where) {
+  return get_as<T>(record_field(rec, i, where), where);
+}
+
+// A host call, GPU activity or Python call, once all its fields are read.
+template <typename Record>
+void check_span(const Record& r, const std::string& where) {
+  if (r.end_ns < r.start_ns) throw ProbeError(where + ": ends before it starts");
+}
+
+Site read_site(const json& rec, const std::string& where) {
+  Site site;
+  site.path = field<std::string>(rec, 0, where);
+  if (site.path.empty()) throw ProbeError(where + ": the path is empty");
+  site.line = field<std::uint32_t>(rec, 1, where);
+  site.function = field<std::string>(rec, 2, where);
+  site.language = field<std::string>(rec, 3, where);
+  return site;
+}
+
+// The site index is checked once all sites are read (RecordReader::check).
+HostCall read_host_call(const json& rec, const std::string& where) {
+  HostCall h;
+  h.start_ns = field<std::uint64_t>(rec, 0, where);
+  h.end_ns = field<std::uint64_t>(rec, 1, where);
+  h.thread = field<std::uint32_t>(rec, 2, where);
+  h.correlation_id = field<std::uint64_t>(rec, 3, where);
+  h.kind = kind_from(kHostKinds, field<std::string>(rec, 4, where), where);
+  h.api = field<std::string>(rec, 5, where);
+  h.site = field<std::int32_t>(rec, 6, where);
+  if (rec.size() > 7) h.probe_ns = get_as<std::uint64_t>(rec[7], where);
+  if (rec.size() > 10) {
+    h.launch_key = get_as<std::uint64_t>(rec[8], where);
+    h.launch_family = get_as<std::uint64_t>(rec[9], where);
+    h.stream_handle = get_as<std::uint64_t>(rec[10], where);
+  }
+  if (rec.size() > 11) h.descheduled_ns = get_as<std::uint64_t>(rec[11], where);
+  if (rec.size() > 13) {
+    h.launch_blocks = get_as<std::uint64_t>(rec[12], where);
+    h.launch_block_threads = get_as<std::uint32_t>(rec[13], where);
+  }
+  check_span(h, where);
+  if (h.descheduled_ns > h.end_ns - h.start_ns) throw ProbeError(where + ": descheduled longer than the call lasted");
+  return h;
+}
+
+GpuActivity read_gpu_activity(const json& rec, const std::string& where) {
+  const GpuActivity g{.start_ns = field<std::uint64_t>(rec, 0, where),  // a braced list reads them in order
+                      .end_ns = field<std::uint64_t>(rec, 1, where),
+                      .device = field<std::uint32_t>(rec, 2, where),
+                      .stream = field<std::uint32_t>(rec, 3, where),
+                      .correlation_id = field<std::uint64_t>(rec, 4, where),
+                      .kind = kind_from(kGpuKinds, field<std::string>(rec, 5, where), where),
+                      .name = field<std::string>(rec, 6, where)};
+  check_span(g, where);
+  return g;
+}
+
+// The site index is checked once all sites are read (RecordReader::check).
+PythonCall read_python_call(const json& rec, const std::string& where) {
+  const PythonCall c{.start_ns = field<std::uint64_t>(rec, 0, where),
+                     .end_ns = field<std::uint64_t>(rec, 1, where),
+                     .thread = field<std::uint32_t>(rec, 2, where),
+                     .site = field<std::int32_t>(rec, 3, where)};
+  check_span(c, where);
+  return c;
+}
+
+// The record arrays of a stream, each record converted when the parser reaches it: the document never
+// holds them, so reading takes about what the EventStream itself does. The first bad record of each array
+// is kept and reported once the whole input is known to be JSON and a stream, the arrays in the order
+// sites, host, gpu, python_calls, as a reader of the whole document would.
+class RecordReader {
+ public:
+  RecordReader(EventStream& stream, const std::string& source) : s_(stream), src_(source) {}
+
+  void operator()(const std::string& key, std::size_t index, json&& rec) {
+    Array& array = arrays_[key];
+    if (index == 0) {  // a key given twice: its last array counts, as in a document
+      array.error.reset();
+      clear(key);
+    }
+    if (array.error) return;
+    const std::string where = src_ + ": " + key + "[" + std::to_string(index) + "]";
+    try {
+      if (key == "sites")
+        s_.sites.push_back(read_site(rec, where));
+      else if (key == "host")
+        s_.host.push_back(read_host_call(rec, where));
+      else if (key == "gpu")
+        s_.gpu.push_back(read_gpu_activity(rec, where));
+      else
+        s_.python_calls.push_back(read_python_call(rec, where));
+    } catch (const ProbeError& e) {
+      array.error = e.what();
+    }
+  }
+
+  // Throws the first error of the array `key` (a record's own, or a site index out of range).
+  void check(const std::string& key) const {
+    const auto it = arrays_.find(key);
+    const std::optional<std::string> error = it == arrays_.end() ? std::nullopt : it->second.error;
+    if (key == "host") check_sites(s_.host, key);
+    if (key == "python_calls") check_sites(s_.python_calls, key);
+    if (error) throw ProbeError(*error);
+  }
+
+ private:
+  struct Array {
+    std::optional<std::string> error;  // the first bad record's (the records before it are kept)
+  };
+
+  void clear(const std::string& key) {
+    if (key == "sites") s_.sites.clear();
+    if (key == "host") s_.host.clear();
+    if (key == "gpu") s_.gpu.clear();
+    if (key == "python_calls") s_.python_calls.clear();
+  }
+
+  template <typename Record>
+  void check_sites(const std::vector<Record>& records, const std::string& key) const {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const std::int32_t site = records[i].site;
+      if (site < -1 || site >= static_cast<std::int32_t>(s_.sites.size()))
+        throw ProbeError(src_ + ": " + key + "[" + std::to_string(i) + "]: site index " + std::to_string(site) +
+                         " out of range");
+    }
+  }
+
+  EventStream& s_;
+  const std::string& src_;
+  std::map<std::string, Array, std::less<>> arrays_;
+};
+
+template <class Input>
+EventStream parse_stream_input(Input&& input, const std::string& src) {
+  EventStream s;
+  RecordReader records(s, src);
+  json_reader::Options options;
+  options.streamed = {"sites", "host", "gpu", "python_calls"};
+  options.on_element = std::ref(records);
+  json doc;
+  try {
+    doc = json_reader::parse(std::forward<Input>(input), options);
+  } catch (const json_reader::Error& e) {
+    throw ProbeError(src + ": not valid JSON: " + e.what());
+  }
   if (!doc.is_object() || !doc.contains("format") || doc["format"] != kStreamFormat)
     throw ProbeError(src + ": not a synclint probe stream (\"format\" must be \"" + std::string(kStreamFormat) + "\")");
   const auto optional = [&]<typename T>(const char* key, T fallback) {
@@ -134,85 +284,22 @@ EventStream parse_stream(std::string_view text, std::string_view source) {
   if (version > kStreamVersion || version < 1)
     throw ProbeError(src + ": stream version " + std::to_string(version) + " is not supported (this synclint reads up to " +
                      std::to_string(kStreamVersion) + "); use a newer synclint");
-  EventStream s;
   s.run_start_ns = optional("run_start_ns", std::uint64_t{0});
   s.run_end_ns = optional("run_end_ns", std::uint64_t{0});
   s.dropped_activity_records = optional("dropped_activity_records", std::uint64_t{0});
   s.callback_overhead_ns = optional("callback_overhead_ns", std::uint64_t{0});
-  const auto array_of = [&](const char* key) -> const json& {
-    static const json empty = json::array();
-    auto it = doc.find(key);
-    if (it == doc.end()) return empty;
-    if (!it->is_array()) throw ProbeError(src + ": \"" + key + "\" must be an array");
-    return *it;
-  };
-  std::size_t i = 0;
-  for (const auto& rec : array_of("sites")) {
-    const std::string where = src + ": sites[" + std::to_string(i++) + "]";
-    Site site;
-    site.path = get_as<std::string>(record_field(rec, 0, where), where);
-    if (site.path.empty()) throw ProbeError(where + ": the path is empty");
-    site.line = get_as<std::uint32_t>(record_field(rec, 1, where), where);
-    site.function = get_as<std::string>(record_field(rec, 2, where), where);
-    site.language = get_as<std::string>(record_field(rec, 3, where), where);
-    s.sites.push_back(std::move(site));
-  }
-  i = 0;
-  for (const auto& rec : array_of("host")) {
-    const std::string where = src + ": host[" + std::to_string(i++) + "]";
-    HostCall h;
-    h.start_ns = get_as<std::uint64_t>(record_field(rec, 0, where), where);
-    h.end_ns = get_as<std::uint64_t>(record_field(rec, 1, where), where);
-    h.thread = get_as<std::uint32_t>(record_field(rec, 2, where), where);
-    h.correlation_id = get_as<std::uint64_t>(record_field(rec, 3, where), where);
-    h.kind = kind_from(kHostKinds, get_as<std::string>(record_field(rec, 4, where), where), where);
-    h.api = get_as<std::string>(record_field(rec, 5, where), where);
-    h.site = get_as<std::int32_t>(record_field(rec, 6, where), where);
-    if (rec.size() > 7) h.probe_ns = get_as<std::uint64_t>(rec[7], where);
-    if (rec.size() > 10) {
-      h.launch_key = get_as<std::uint64_t>(rec[8], where);
-      h.launch_family = get_as<std::uint64_t>(rec[9], where);
-      h.stream_handle = get_as<std::uint64_t>(rec[10], where);
-    }
-    if (rec.size() > 11) h.descheduled_ns = get_as<std::uint64_t>(rec[11], where);
-    if (rec.size() > 13) {
-      h.launch_blocks = get_as<std::uint64_t>(rec[12], where);
-      h.launch_block_threads = get_as<std::uint32_t>(rec[13], where);
-    }
-    if (h.end_ns < h.start_ns) throw ProbeError(where + ": ends before it starts");
-    if (h.descheduled_ns > h.end_ns - h.start_ns) throw ProbeError(where + ": descheduled longer than the call lasted");
-    if (h.site < -1 || h.site >= static_cast<std::int32_t>(s.sites.size()))
-      throw ProbeError(where + ": site index " + std::to_string(h.site) + " out of range");
-    s.host.push_back(std::move(h));
-  }
-  i = 0;
-  for (const auto& rec : array_of("gpu")) {
-    const std::string where = src + ": gpu[" + std::to_string(i++) + "]";
-    GpuActivity g;
-    g.start_ns = get_as<std::uint64_t>(record_field(rec, 0, where), where);
-    g.end_ns = get_as<std::uint64_t>(record_field(rec, 1, where), where);
-    g.device = get_as<std::uint32_t>(record_field(rec, 2, where), where);
-    g.stream = get_as<std::uint32_t>(record_field(rec, 3, where), where);
-    g.correlation_id = get_as<std::uint64_t>(record_field(rec, 4, where), where);
-    g.kind = kind_from(kGpuKinds, get_as<std::string>(record_field(rec, 5, where), where), where);
-    g.name = get_as<std::string>(record_field(rec, 6, where), where);
-    if (g.end_ns < g.start_ns) throw ProbeError(where + ": ends before it starts");
-    s.gpu.push_back(std::move(g));
-  }
-  i = 0;
-  for (const auto& rec : array_of("python_calls")) {
-    const std::string where = src + ": python_calls[" + std::to_string(i++) + "]";
-    PythonCall c;
-    c.start_ns = get_as<std::uint64_t>(record_field(rec, 0, where), where);
-    c.end_ns = get_as<std::uint64_t>(record_field(rec, 1, where), where);
-    c.thread = get_as<std::uint32_t>(record_field(rec, 2, where), where);
-    c.site = get_as<std::int32_t>(record_field(rec, 3, where), where);
-    if (c.end_ns < c.start_ns) throw ProbeError(where + ": ends before it starts");
-    if (c.site < -1 || c.site >= static_cast<std::int32_t>(s.sites.size()))
-      throw ProbeError(where + ": site index " + std::to_string(c.site) + " out of range");
-    s.python_calls.push_back(c);
+  for (const std::string key : {"sites", "host", "gpu", "python_calls"}) {
+    if (auto it = doc.find(key); it != doc.end() && !it->is_array())
+      throw ProbeError(src + ": \"" + key + "\" must be an array");
+    records.check(key);
   }
   return s;
+}
+
+}  // namespace
+
+EventStream parse_stream(std::string_view text, std::string_view source) {
+  return parse_stream_input(text, std::string(source));
 }
 
 std::string read_text_file(const std::filesystem::path& file) {
@@ -232,7 +319,13 @@ void write_text_file(const std::filesystem::path& file, std::string_view text) {
   if (!out) throw ProbeError(file.string() + ": write error");
 }
 
-EventStream read_stream(const std::filesystem::path& file) { return parse_stream(read_text_file(file), file.string()); }
+EventStream read_stream(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProbeError(file.string() + ": cannot open for reading");
+  EventStream stream = parse_stream_input(in, file.string());
+  if (in.bad()) throw ProbeError(file.string() + ": read error");
+  return stream;
+}
 
 void write_stream(const EventStream& stream, const std::filesystem::path& file) {
   write_text_file(file, stream_to_json(stream));

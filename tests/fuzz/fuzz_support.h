@@ -19,11 +19,13 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
-// The scratch folder of this process ($TMPDIR or /tmp, "synclint-fuzz-XXXXXX").
+// The scratch folder of this process ("synclint-fuzz-XXXXXX" in $TMPDIR, else in /dev/shm where it can be
+// written, else in /tmp): every input is written there, so memory beats a disk.
 inline const std::filesystem::path& scratch() {
   static const std::filesystem::path dir = [] {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/synclint-fuzz-XXXXXX";
+    const char* base = tmp && *tmp ? tmp : access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+    std::string pattern = std::string(base) + "/synclint-fuzz-XXXXXX";
     if (!mkdtemp(pattern.data())) std::abort();
     std::atexit([] {
       std::error_code ec;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one fuzz target on its committed corpus: tests/fuzz/run.sh TARGET SECONDS [BUILD_DIR]
 # BUILD_DIR (default build-asan, `cmake --preset asan`) is a tree configured with -DSYNCLINT_FUZZ=ON and clang-19.
-# The committed corpus is only read: new inputs go to BUILD_DIR/fuzz/TARGET/corpus, findings to
+# The committed corpus (and, for python_file, fixtures/python, read as it is) is only read: new inputs go
+# to BUILD_DIR/fuzz/TARGET/corpus, findings to
 # BUILD_DIR/fuzz/TARGET/findings/ (crash-*, leak-*, timeout-*, oom-*). Prints the run's executions and exec/s
 # and exits non-zero on any finding.
 set -euo pipefail
@@ -13,6 +14,8 @@ exe="$build/tests/fuzz/${target}_fuzzer"
 [[ -x "$exe" ]] || { echo "run.sh: $exe not built (cmake --build $build --target ${target}_fuzzer)" >&2; exit 2; }
 work="$build/fuzz/$target"
 mkdir -p "$work/corpus" "$work/findings"
+seeds=("$here/corpus/$target")
+[[ "$target" != python_file ]] || seeds+=("$here/../../fixtures/python")
 dict=()
 case "$target" in
   python_file | python_project) dict=(-dict="$here/python.dict") ;;
@@ -26,7 +29,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_container_overflow=0:detect_leaks=1}
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 log="$work/last.log"
 set +e
-"$exe" "$work/corpus" "$here/corpus/$target" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
+# Inputs are capped at 4 KB: a Python input's cost grows with its length, and larger seeds are read cut to
+# that length.
+"$exe" "$work/corpus" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -max_len=4096 \
   -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/findings/" >"$log" 2>&1
 rc=$?
 set -e

@@ -1,6 +1,9 @@
 // Stream and report JSON round trips, version checks, merging and the Chrome trace.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -180,6 +183,47 @@ TEST(ProbeStreamIo, RejectsBadInputWithClearMessages) {
   EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,2]]})").find("gpu[0]"), std::string::npos);
   EXPECT_NE(stream_error(R"({"format":"synclint-probe-stream","version":1,"gpu":[[1,"a",0,0,0,"kernel","k"]]})").find("gpu[0]"),
             std::string::npos);
+}
+
+// The records are read as the parser reaches them, but the result and the first error are those of a reader
+// of the whole document: in any order of the keys, whatever comes after the first bad record.
+TEST(ProbeStreamIo, RecordsReadOneAtATimeGiveTheWholeDocumentsResultAndFirstError) {
+  const std::string head = R"({"format":"synclint-probe-stream","version":1,)";
+  const std::string sites = R"("sites":[["/w/a.py",3,"f","python"],["/w/b.py",4,"g","python"]])";
+  const std::string host = R"("host":[[1,2,0,1,"stream_sync","cudaStreamSynchronize",1]])";
+  const EventStream sites_first = parse_stream(head + sites + "," + host + "}");
+  const EventStream host_first = parse_stream(head + host + "," + sites + "}");
+  EXPECT_EQ(stream_to_json(host_first), stream_to_json(sites_first));
+  ASSERT_EQ(host_first.host.size(), 1u);
+  EXPECT_EQ(host_first.host[0].site, 1);
+  // host[0]'s site is out of range and host[1] ends before it starts: host[0] is named, the sites coming last.
+  EXPECT_EQ(stream_error(head + R"("host":[[1,2,0,1,"launch","x",2],[5,4,0,2,"launch","x",0]],)" + sites + "}"),
+            "rec.json: host[0]: site index 2 out of range");
+  EXPECT_EQ(stream_error(head + R"("host":[[1,2,0,1,"launch","x",0],[5,4,0,2,"launch","x",2]],)" + sites + "}"),
+            "rec.json: host[1]: ends before it starts");
+  // A bad record before invalid JSON, or before the format, is not what is reported.
+  EXPECT_NE(stream_error(head + R"("gpu":[[1]],)").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(stream_error(R"({"gpu":[[1]],"format":"x"})").find("not a synclint probe stream"), std::string::npos);
+  // The arrays in their order: sites, host, gpu, python_calls.
+  EXPECT_EQ(stream_error(head + R"("gpu":[[1]],"sites":[["",1,"f","python"]]})"), "rec.json: sites[0]: the path is empty");
+  // A key given twice: its last array counts, as in a document.
+  const EventStream twice = parse_stream(head + R"("gpu":[[1]],"gpu":[[1,2,0,0,7,"kernel","k"]]})");
+  ASSERT_EQ(twice.gpu.size(), 1u);
+  EXPECT_EQ(twice.gpu[0].correlation_id, 7u);
+}
+
+TEST(ProbeStreamIo, AFileReadsAsItsText) {
+  const EventStream s = sample_stream();
+  const auto file = std::filesystem::temp_directory_path() / ("synclint-io-test-" + std::to_string(::getpid()) + ".json");
+  write_stream(s, file);
+  EXPECT_EQ(stream_to_json(read_stream(file)), stream_to_json(s));
+  std::filesystem::remove(file);
+  try {
+    read_stream(file);
+    FAIL() << "read a missing file";
+  } catch (const ProbeError& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": cannot open for reading");
+  }
 }
 
 TEST(ProbeReportIo, RoundTrip) {
