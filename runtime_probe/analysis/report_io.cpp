@@ -78,10 +78,9 @@ ProbeReport merge(const std::vector<ProbeReport>& reports) {
     for (const auto& s : r.sites) {
       const Key key{s.site.path, s.site.line, s.site.function};
       auto [it, fresh] = sites.emplace(key, s);
-      auto& ranks = it->second.ranks;
-      if (fresh) ranks.clear();
-      if (!s.ranks.empty()) ranks.insert(ranks.end(), s.ranks.begin(), s.ranks.end());
-      else if (r.run.rank >= 0) ranks.push_back(r.run.rank);
+      auto& ranks = it->second.ranks;  // a fresh entry starts with the site's own
+      if (!fresh) ranks.insert(ranks.end(), s.ranks.begin(), s.ranks.end());
+      if (s.ranks.empty() && r.run.rank >= 0) ranks.push_back(r.run.rank);
       std::sort(ranks.begin(), ranks.end());
       ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
       if (!fresh) {
