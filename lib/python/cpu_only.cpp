@@ -2,81 +2,114 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
+#include <string_view>
 
 namespace synclint::python {
 namespace {
 
-bool letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-// `word` at `at` of `lower`, not inside a longer word of letters (digits and `_` end a word).
-bool whole_word(const std::string& lower, std::size_t at, std::size_t size) {
-  return (at == 0 || !letter(lower[at - 1])) && (at + size >= lower.size() || !letter(lower[at + size]));
+// `word` (lower case) at `at` of `text`, in any case.
+bool at_word(std::string_view text, std::size_t at, std::string_view word) {
+  if (at + word.size() > text.size()) return false;
+  for (std::size_t k = 0; k < word.size(); ++k)
+    if (lower(text[at + k]) != word[k]) return false;
+  return true;
 }
 
-bool starts_with_at(const std::string& s, std::size_t at, std::string_view prefix) {
-  return s.compare(at, prefix.size(), prefix) == 0;
+std::size_t skip_blanks(std::string_view text, std::size_t i) {
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\n')) ++i;
+  return i;
+}
+
+bool cpu_literal(std::string_view text, std::size_t i) {
+  return at_word(text, i, "\"cpu\"") || at_word(text, i, "'cpu'");
 }
 
 // After `.to(`: a dtype (`torch.float32`, `dtype=torch.int64`) or the literal CPU device, which place
 // nothing on a GPU.
-bool harmless_to(const std::string& lower, std::size_t args) {
-  std::size_t i = args;
-  while (i < lower.size() && (lower[i] == ' ' || lower[i] == '\n')) ++i;
-  if (starts_with_at(lower, i, "dtype=")) return true;
-  if (starts_with_at(lower, i, "\"cpu\"") || starts_with_at(lower, i, "'cpu'")) return true;
-  if (starts_with_at(lower, i, "torch.")) i += 6;
+bool harmless_to(std::string_view text, std::size_t args) {
+  std::size_t i = skip_blanks(text, args);
+  if (at_word(text, i, "dtype=") || cpu_literal(text, i)) return true;
+  if (at_word(text, i, "torch.")) i += 6;
   static constexpr std::array<std::string_view, 12> kDtypes = {"float", "double", "half", "bfloat", "int",
                                                                 "long", "short", "bool", "uint", "complex",
                                                                 "cfloat", "cdouble"};
-  for (std::string_view d : kDtypes)
-    if (starts_with_at(lower, i, d)) return true;
-  return false;
+  return std::any_of(kDtypes.begin(), kDtypes.end(), [&](std::string_view d) { return at_word(text, i, d); });
 }
 
 // `device` at `at` is part of a literal CPU device: `device="cpu"`, `device = 'cpu'`, `torch.device("cpu")`.
-bool cpu_device(const std::string& lower, std::size_t at) {
+bool cpu_device(std::string_view text, std::size_t at) {
   std::size_t i = at + 6;
-  while (i < lower.size() && lower[i] == ' ') ++i;
-  if (i < lower.size() && (lower[i] == '=' || lower[i] == '(')) ++i;
-  while (i < lower.size() && lower[i] == ' ') ++i;
-  return starts_with_at(lower, i, "\"cpu\"") || starts_with_at(lower, i, "'cpu'");
+  while (i < text.size() && text[i] == ' ') ++i;
+  if (i < text.size() && (text[i] == '=' || text[i] == '(')) ++i;
+  while (i < text.size() && text[i] == ' ') ++i;
+  return cpu_literal(text, i);
+}
+
+// The words that name a device (see names_a_device), by their first character.
+struct DeviceWord {
+  std::string_view word;
+  bool whole = false;  // only as a word of its own (not `dumps` or `stamps`)
+};
+constexpr std::array<DeviceWord, 18> kDeviceWords = {{
+    // Anywhere, even inside a longer name (`is_cuda`, `num_gpus`, `DistributedDataParallel`).
+    {"cuda"}, {"gpu"}, {"accelerat"}, {"distributed"}, {"dataparallel"}, {"lightning"}, {"deepspeed"},
+    {"pin_memory"}, {"trainer"}, {"runner"}, {"fabric"}, {"horovod"}, {"colossalai"},
+    {"mps", true}, {"xla", true}, {"tpu", true}, {"hpu", true}, {"npu", true}}};
+
+// Whether a word at `at` names a device.
+bool device_word_at(std::string_view text, std::size_t at) {
+  const char c = lower(text[at]);
+  if (c == 'd' && at_word(text, at, "device")) return !cpu_device(text, at);
+  if (c == '.') return at_word(text, at, ".to(") && !harmless_to(text, at + 4);
+  for (const DeviceWord& w : kDeviceWords)
+    if (w.word[0] == c && at_word(text, at, w.word) &&
+        (!w.whole || ((at == 0 || !letter(text[at - 1])) &&
+                      (at + w.word.size() >= text.size() || !letter(text[at + w.word.size()])))))
+      return true;
+  return false;
+}
+
+// Whether byte `at` is inside a comment or a docstring (a statement that is a string alone).
+bool in_comment_or_docstring(const SyntaxTree& tree, std::size_t at) {
+  Node n = tree.root();
+  for (;;) {
+    Node inside;
+    for (Node c = first_child(n); !null(c); c = next_sibling(c))
+      if (start_byte(c) <= at && at < end_byte(c)) {
+        inside = c;
+        break;
+      }
+    if (null(inside)) return false;
+    if (kind(inside) == K::Comment) return true;
+    if (kind(inside) == K::ExpressionStatement && named_count(inside) == 1) {
+      const K only = kind(*named_children(inside).begin());
+      if (only == K::String || only == K::ConcatenatedString) return true;
+    }
+    n = inside;
+  }
 }
 
 }  // namespace
 
 bool names_a_device(const SyntaxTree& tree, std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  // Comments and docstrings (a statement that is a string alone) say nothing the program does.
-  for (std::uint32_t i = 0; i < tree.size(); ++i) {
-    const Node n{&tree, i};
-    Node blank;
-    if (kind(n) == K::Comment) blank = n;
-    else if (kind(n) == K::ExpressionStatement && named_count(n) == 1) {
-      const Node only = *named_children(n).begin();
-      if (kind(only) == K::String || kind(only) == K::ConcatenatedString) blank = only;
+  // The characters a device word starts with (device_word_at), in either case.
+  static const std::array<bool, 256> kFirst = [] {
+    std::array<bool, 256> first{};
+    first['d'] = first['D'] = first['.'] = true;
+    for (const DeviceWord& w : kDeviceWords) {
+      first[static_cast<unsigned char>(w.word[0])] = true;
+      first[static_cast<unsigned char>(w.word[0] - 'a' + 'A')] = true;
     }
-    if (null(blank)) continue;
-    const std::size_t end = std::min<std::size_t>(end_byte(blank), lower.size());
-    for (std::size_t b = start_byte(blank); b < end; ++b) lower[b] = ' ';
-  }
-  // Anywhere, even inside a longer name (`is_cuda`, `num_gpus`, `DistributedDataParallel`).
-  static constexpr std::array<std::string_view, 13> kAnywhere = {
-      "cuda", "gpu", "accelerat", "distributed", "dataparallel", "lightning", "deepspeed", "pin_memory",
-      "trainer", "runner", "fabric", "horovod", "colossalai"};
-  for (std::string_view w : kAnywhere)
-    if (lower.find(w) != std::string::npos) return true;
-  // Short names, as words of their own (not `dumps` or `stamps`).
-  static constexpr std::array<std::string_view, 5> kWords = {"mps", "xla", "tpu", "hpu", "npu"};
-  for (std::string_view w : kWords)
-    for (std::size_t at = lower.find(w); at != std::string::npos; at = lower.find(w, at + 1))
-      if (whole_word(lower, at, w.size())) return true;
-  for (std::size_t at = lower.find("device"); at != std::string::npos; at = lower.find("device", at + 1))
-    if (!cpu_device(lower, at)) return true;
-  for (std::size_t at = lower.find(".to("); at != std::string::npos; at = lower.find(".to(", at + 1))
-    if (!harmless_to(lower, at + 4)) return true;
+    return first;
+  }();
+  // One pass in text order: files that name a device usually do so near the top.
+  for (std::size_t at = 0; at < text.size(); ++at)
+    if (kFirst[static_cast<unsigned char>(text[at])] && device_word_at(text, at) && !in_comment_or_docstring(tree, at))
+      return true;
   return false;
 }
 
@@ -119,39 +152,28 @@ std::vector<char> cpu_only_programs(const Project& p, const std::vector<char>& w
     if (!device[f]) device[f] = names_a_device(*p.files[f].tree, p.files[f].src->text()) ? 2 : 1;
     return device[f] == 2;
   };
-  std::vector<int> seen(n, -1), stack;
+  std::vector<int> seen(n, -1), queue;
   for (std::size_t start = 0; start < n; ++start) {
-    if (!wanted[start] || names_device(static_cast<int>(start))) continue;
+    if (!wanted[start]) continue;
     const int mark = static_cast<int>(start);
-    // The file and the files that import it, then everything those import.
-    std::vector<int> roots{mark};
-    seen[start] = mark;
-    for (std::size_t k = 0; k < roots.size(); ++k)
-      for (int up : importers[roots[k]])
-        if (seen[up] != mark) {
-          seen[up] = mark;
-          roots.push_back(up);
-        }
     bool device_found = false, runs = false;
-    stack = roots;
-    std::vector<int> members = roots;
-    while (!stack.empty()) {
-      const int f = stack.back();
-      stack.pop_back();
-      for (int d : imports[f])
-        if (seen[d] != mark) {
-          seen[d] = mark;
-          members.push_back(d);
-          stack.push_back(d);
-        }
-    }
-    for (int f : members) {
-      if (names_device(f)) {
-        device_found = true;
-        break;
-      }
-      runs = runs || runs_code(p.files[f]);
-    }
+    auto visit = [&](int f) {
+      seen[f] = mark;
+      queue.push_back(f);
+      device_found = names_device(f);
+      runs = runs || (!device_found && runs_code(p.files[f]));
+      return device_found;
+    };
+    // The file and the files that import it, then everything those import; the search ends at the first
+    // file that names a device.
+    queue.clear();
+    visit(mark);
+    for (std::size_t k = 0; k < queue.size() && !device_found; ++k)
+      for (int up : importers[queue[k]])
+        if (seen[up] != mark && visit(up)) break;
+    for (std::size_t k = 0; k < queue.size() && !device_found; ++k)
+      for (int down : imports[queue[k]])
+        if (seen[down] != mark && visit(down)) break;
     result[start] = !device_found && runs;
   }
   return result;
