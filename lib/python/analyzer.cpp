@@ -8,6 +8,7 @@
 
 #include "core/catalog.h"
 #include "core/parallel.h"
+#include "python/cpu_only.h"
 #include "python/parsed_file.h"
 #include "python/project.h"
 #include "python/rounds.h"
@@ -279,12 +280,21 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   std::vector<FileOutput> outputs = run_rounds(p, largest_first(sizes), jobs, active.empty() ? nullptr : &active,
                                                partial ? &partial->group_of : nullptr);
 
+  // Notes on values of unknown device, in programs that never place data on a GPU, are dropped.
+  std::vector<char> unknown_device(files.size(), 0);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (active.empty() || active[i])
+      for (const Finding& f : outputs[i].findings) unknown_device[i] = unknown_device[i] || f.confidence == Confidence::Low;
+  const std::vector<char> cpu_only = cpu_only_programs(p, unknown_device);
+
   // Results, and the trees freed, on all threads.
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
     r.findings = std::move(outputs[i].findings);
+    if (cpu_only[i])
+      std::erase_if(r.findings, [](const Finding& f) { return f.confidence == Confidence::Low; });
     if (const std::uint32_t line = outputs[i].depth_cut_line)
       fm.errors.push_back(FileError{fm.path,
                                     "expressions here are nested more than " + std::to_string(walk::kMaxDepth) +

@@ -297,7 +297,7 @@ struct CopyIndex {
 }  // namespace
 
 std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::string* error, void* old, void** keep,
-                                               const KeptTree* from, NodeIndex* nodes) {
+                                               const KeptTree::State* from, NodeIndex* nodes) {
   if (text.size() > UINT32_MAX - 1) {
     if (error) *error = "file too large for the parser";
     return nullptr;
@@ -346,11 +346,11 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
   std::uint32_t room = ts_node_descendant_count(ts_tree_root_node(ts_tree));
   CopyIndex index;
   SynclintCopyReuse reuse{};
-  const bool reusing = from && from->copy_ && old == from->tree_;
+  const bool reusing = old && from && from->copy;
   if (reusing) {
-    index.from = &from->nodes_;
-    reuse.old_items = reinterpret_cast<const SynclintCopyItem*>(from->copy_->items_.get());
-    reuse.old_count = static_cast<std::uint32_t>(from->copy_->size());
+    index.from = &from->nodes;
+    reuse.old_items = reinterpret_cast<const SynclintCopyItem*>(from->copy->items_.get());
+    reuse.old_count = static_cast<std::uint32_t>(from->copy->size());
   }
   index.nodes = nodes;
   reuse.find = &CopyIndex::find;
@@ -423,8 +423,17 @@ std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* er
   return parse_keeping(text, error, nullptr);
 }
 
+void KeptTree::State::clear() {
+  if (tree) ts_tree_delete(static_cast<TSTree*>(tree));
+  tree = nullptr;
+  copy.reset();
+  nodes.clear();
+  text.clear();
+}
+
 KeptTree::~KeptTree() {
-  if (tree_) ts_tree_delete(static_cast<TSTree*>(tree_));
+  last_.clear();
+  older_.clear();
 }
 
 namespace {
@@ -434,57 +443,76 @@ TSPoint point_at(std::string_view text, std::size_t byte) {
   std::size_t line_start = 0;
   for (const char* nl = text.data(); (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<std::size_t>(text.data() + byte - nl))));) {
     ++p.row;
-    line_start = static_cast<std::size_t>(++nl - text.data());
+    line_start = static_cast<std::uint32_t>(++nl - text.data());
   }
   p.column = static_cast<std::uint32_t>(byte - line_start);
   return p;
+}
+
+// The edit from `old_text` to `text`: the bytes between their common prefix and suffix.
+TSInputEdit edit_between(std::string_view old_text, std::string_view text) {
+  std::size_t prefix = 0;
+  const std::size_t common = std::min(old_text.size(), text.size());
+  while (prefix < common && old_text[prefix] == text[prefix]) ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < common - prefix && old_text[old_text.size() - 1 - suffix] == text[text.size() - 1 - suffix]) ++suffix;
+  TSInputEdit edit{};
+  edit.start_byte = static_cast<std::uint32_t>(prefix);
+  edit.old_end_byte = static_cast<std::uint32_t>(old_text.size() - suffix);
+  edit.new_end_byte = static_cast<std::uint32_t>(text.size() - suffix);
+  edit.start_point = point_at(text, prefix);
+  edit.old_end_point = point_at(old_text, edit.old_end_byte);
+  edit.new_end_point = point_at(text, edit.new_end_byte);
+  return edit;
+}
+
+std::size_t edit_length(const TSInputEdit& e) {
+  return std::max(e.old_end_byte, e.new_end_byte) - e.start_byte;
 }
 }  // namespace
 
 std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view old_text, std::string_view text,
                                                       KeptTree& kept, std::string* error) {
   reused_last_ = 0;
-  if (auto* old = static_cast<TSTree*>(kept.tree_); old && text.size() <= UINT32_MAX - 1) {
-    std::size_t prefix = 0;
-    const std::size_t common = std::min(old_text.size(), text.size());
-    while (prefix < common && old_text[prefix] == text[prefix]) ++prefix;
-    std::size_t suffix = 0;
-    while (suffix < common - prefix && old_text[old_text.size() - 1 - suffix] == text[text.size() - 1 - suffix]) ++suffix;
-    TSInputEdit edit{};
-    edit.start_byte = static_cast<std::uint32_t>(prefix);
-    edit.old_end_byte = static_cast<std::uint32_t>(old_text.size() - suffix);
-    edit.new_end_byte = static_cast<std::uint32_t>(text.size() - suffix);
-    edit.start_point = point_at(text, prefix);
-    edit.old_end_point = point_at(old_text, edit.old_end_byte);
-    edit.new_end_point = point_at(text, edit.new_end_byte);
-    ts_tree_edit(old, &edit);
-    void* fresh = nullptr;
-    NodeIndex nodes;
-    std::shared_ptr<const SyntaxTree> tree = parse_once(text, nullptr, old, &fresh, &kept, &nodes);
-    kept.tree_ = nullptr;
-    kept.copy_.reset();
-    kept.nodes_.clear();
-    ts_tree_delete(old);  // after the copy: while it lives, no subtree of the new tree takes one of its addresses
-    if (tree && !(tree->at(0).flags & SyntaxTree::HasError)) {
-      kept.tree_ = fresh;
-      kept.copy_ = tree;
-      kept.nodes_ = std::move(nodes);
-      return tree;
+  KeptTree::State& last = kept.last_;
+  KeptTree::State& older = kept.older_;
+  KeptTree::State next;
+  std::shared_ptr<const SyntaxTree> tree;
+  if ((last.tree || older.tree) && text.size() <= UINT32_MAX - 1) {
+    // The base: the tree whose text is closer (the last one when they are as close).
+    const KeptTree::State* base = last.tree ? &last : &older;
+    TSInputEdit edit = edit_between(base == &last ? old_text : std::string_view(older.text), text);
+    if (older.tree && base == &last) {
+      const TSInputEdit from_older = edit_between(older.text, text);
+      if (edit_length(from_older) < edit_length(edit)) {
+        base = &older;
+        edit = from_older;
+      }
     }
-    if (fresh) ts_tree_delete(static_cast<TSTree*>(fresh));
+    // The base tree stays as it is (it may be kept as the older one): a copy is edited.
+    TSTree* old = ts_tree_copy(static_cast<TSTree*>(base->tree));
+    ts_tree_edit(old, &edit);
+    tree = parse_once(text, nullptr, old, &next.tree, base, &next.nodes);
+    ts_tree_delete(old);
+    // A tree with the unpacking stars that parse() patches is made from scratch, as parse() makes it.
+    if (tree && (tree->at(0).flags & SyntaxTree::HasError) && !rejected_unpacking_stars(*tree, text).empty())
+      tree.reset();
+    if (tree) next.copy = tree;
+    else next.clear();
   }
-  kept.copy_.reset();
-  kept.nodes_.clear();
-  if (kept.tree_) {
-    ts_tree_delete(static_cast<TSTree*>(kept.tree_));
-    kept.tree_ = nullptr;
+  if (!tree) {
+    tree = parse_keeping(text, error, &next.tree, &next.nodes);
+    if (next.tree && !next.nodes.empty()) next.copy = tree;  // the copy of next.tree (not of a text with stars patched)
   }
-  NodeIndex nodes;
-  std::shared_ptr<const SyntaxTree> tree = parse_keeping(text, error, &kept.tree_, &nodes);
-  if (kept.tree_ && !nodes.empty()) {  // the copy of the kept tree (not of a text with stars patched)
-    kept.copy_ = tree;
-    kept.nodes_ = std::move(nodes);
+  // The last becomes the older one. Cleared after the copy: while the base lives, no subtree of the new
+  // tree takes one of its addresses.
+  older.clear();
+  if (last.tree) {
+    older = std::move(last);
+    older.text = old_text;
   }
+  last = std::move(next);
+  next = {};
   return tree;
 }
 

@@ -78,8 +78,12 @@ class SyntaxTree {
   std::size_t size_ = 0;
 };
 
-// tree-sitter's own tree of the last text a Parser::parse_again parsed, kept for the next version of it,
-// with the SyntaxTree copied from it and where the larger subtrees are in that copy.
+// tree-sitter's own trees of the last two texts a Parser::parse_again parsed, kept for the next version,
+// with the SyntaxTree copied from each and where the larger subtrees are in that copy. The next parse
+// starts from the one its text is closer to: a character typed and deleted again, or an undo, leaves
+// the text of the tree before the last, and tree-sitter reuses far less of a tree made by an incremental
+// parse when that parse had to re-read the statements after the edit (its nodes made while the parse
+// weighed two readings, such as `x, y = batch`, cannot be reused).
 class KeptTree {
  public:
   KeptTree() = default;
@@ -89,9 +93,15 @@ class KeptTree {
 
  private:
   friend class Parser;
-  void* tree_ = nullptr;  // TSTree
-  std::shared_ptr<const SyntaxTree> copy_;  // of tree_, when nodes_ says where its subtrees are
-  std::vector<std::pair<const void*, std::uint32_t>> nodes_;  // subtree -> index in copy_, by subtree
+  struct State {
+    void* tree = nullptr;  // TSTree
+    std::shared_ptr<const SyntaxTree> copy;  // of tree, when nodes says where its subtrees are
+    std::vector<std::pair<const void*, std::uint32_t>> nodes;  // subtree -> index in copy, by subtree
+    std::string text;     // of tree (older_ only: the caller gives last_'s)
+    void clear();
+  };
+  State last_;   // the last text's
+  State older_;  // the text's before
 };
 
 // A tree-sitter parser for Python (one per thread).
@@ -111,10 +121,12 @@ class Parser {
   // SYNCLINT_PARSE_MEMORY_MB from the environment (ordinary code needs about 60 bytes per byte of source,
   // a long line of list items 250).
   // parse(text), where `kept` holds the tree of `old_text` (or nothing): tree-sitter reuses the parts of it
-  // that the edit (the bytes between the texts' common prefix and suffix) left alone. A tree with errors is
-  // made again from scratch, since error recovery may end differently: the result is parse(text)'s.
-  // `kept` then holds the tree of `text`. The nodes of the subtrees tree-sitter reused are copied from the
-  // last tree (shifted to their new offsets) instead of read from tree-sitter's tree again.
+  // that the edit (the bytes between the texts' common prefix and suffix) left alone, or of the older tree
+  // `kept` holds (see KeptTree), when the edit from that one's text is shorter. The result is
+  // parse(text)'s, syntax errors included (tree-sitter's error recovery ends as it does from scratch; the
+  // unpacking stars parse() patches are parsed from scratch). `kept` then holds the tree of `text`. The
+  // nodes of the subtrees tree-sitter reused are copied from the base tree's copy (shifted to their new
+  // offsets) instead of read from tree-sitter's tree again.
   std::shared_ptr<const SyntaxTree> parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
                                                 std::string* error = nullptr);
   // How many nodes the last parse_again took from the kept tree.
@@ -128,10 +140,10 @@ class Parser {
 
  private:
   // With `old`, an incremental parse (`old` edited to the text); with `keep`, tree-sitter's tree is kept
-  // there. With `from` (whose tree is `old`), nodes are taken from its copy; with `nodes`, where the larger
-  // subtrees are in the new copy.
+  // there. With `from` (whose tree `old` is, or a copy of it edited), nodes are taken from its copy; with
+  // `nodes`, where the larger subtrees are in the new copy.
   std::unique_ptr<SyntaxTree> parse_once(std::string_view text, std::string* error, void* old = nullptr,
-                                         void** keep = nullptr, const KeptTree* from = nullptr,
+                                         void** keep = nullptr, const KeptTree::State* from = nullptr,
                                          std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
   std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep,
                                             std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
