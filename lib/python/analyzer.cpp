@@ -279,7 +279,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   std::vector<FileOutput> outputs = run_rounds(p, largest_first(sizes), jobs, active.empty() ? nullptr : &active,
                                                partial ? &partial->group_of : nullptr);
 
-  // Results, and the trees freed, on all threads.
+  // Results, and the trees and the walks' outputs freed, on all threads.
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
@@ -295,6 +295,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);
     fm.tree.reset();
+    outputs[i] = FileOutput{};
   });
   return results;
 }

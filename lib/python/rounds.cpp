@@ -40,16 +40,28 @@ void size_summaries(Summaries& s, const Project& p) {
   s.globals.assign(p.files.size(), {});
 }
 
-// Joins the call sites' arguments into each callee's parameter facts (sized only for functions that have a
-// call site: an absent fact and an unknown one read the same). Each thread takes a range of the callees and
-// joins their call sites in the order of `edges`.
-void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges, unsigned jobs) {
+// Joins the call sites' arguments into the parameter facts of each callee marked in `touched` (sized only
+// for functions that have a call site: an absent fact and an unknown one read the same); the others keep
+// theirs. Before, the facts of the last round move to `prev` (for the comparison), from `next` for a file not
+// walked. Each thread takes a range of the callees and joins their call sites in the order of `edges`.
+void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges, const std::vector<char>& touched,
+                     const std::vector<char>& walked, unsigned jobs) {
   const std::size_t n = p.next.funcs.size(), parts = std::max(1u, jobs), share = n / parts + 1;
   parallel_for(parts, jobs, [&](std::size_t part, unsigned) {
     const std::size_t begin = part * share, end = std::min(n, begin + share);
     for (std::size_t f = begin; f < end; ++f) {
-      p.next.funcs[f].params.clear();
-      p.next.funcs[f].param_known.clear();
+      FuncSummary &before = p.prev.funcs[f], &s = p.next.funcs[f];
+      if (!walked[p.funcs[f].file]) {
+        if (!touched[f]) continue;
+        before.params = std::move(s.params);
+        before.param_known = std::move(s.param_known);
+      } else if (!touched[f]) {
+        s.params = before.params;
+        s.param_known = before.param_known;
+        continue;
+      }
+      s.params.clear();
+      s.param_known.clear();
     }
     auto add = [&](FuncSummary& s, std::size_t i, const Value& v) {
       if (i >= s.params.size()) return;
@@ -58,7 +70,9 @@ void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges, unsi
     };
     for (const CallEdge* ep : edges) {
       const CallEdge& e = *ep;
-      if (e.callee < 0 || static_cast<std::size_t>(e.callee) < begin || static_cast<std::size_t>(e.callee) >= end) continue;
+      if (e.callee < 0 || static_cast<std::size_t>(e.callee) < begin || static_cast<std::size_t>(e.callee) >= end ||
+          !touched[e.callee])
+        continue;
       const FuncInfo& fi = p.funcs[e.callee];
       FuncSummary& s = p.next.funcs[e.callee];
       if (s.params.empty()) {
@@ -169,12 +183,17 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // theirs over after the walks (below).
     std::vector<std::size_t> todo;
     std::vector<char> walked(p.files.size(), 0);
+    // The callees of the call sites of the files walked, before and after: the others' parameter facts
+    // stay as they are.
+    std::vector<char> touched(p.funcs.size(), round == 0 ? 1 : 0);
     for (std::size_t i : order) {
       again[i] = 0;
       if (!dirty[i]) continue;
       todo.push_back(i);
       walked[i] = 1;
       if (round == 0) continue;
+      for (const CallEdge& e : outputs[i].edges)
+        if (e.callee >= 0) touched[e.callee] = 1;
       again[i] = 1;
       for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
       p.next.globals[i] = p.prev.globals[i];
@@ -188,17 +207,16 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
         walk_file(p, static_cast<int>(i), true, outputs[i]);
       }
     });
+    for (std::size_t i : todo)
+      for (const CallEdge& e : outputs[i].edges)
+        if (e.callee >= 0) touched[e.callee] = 1;
     // A file not walked keeps its summaries: moved, not copied. The comparisons below read only the
-    // parameter facts of its functions (re-derived from all call sites into `next`) and the attributes of
-    // its modules (their parameter counts add up other classes'), so those stay in `prev` too.
+    // parameter facts of its functions (see parameter_facts) and the attributes of its modules (their
+    // parameter counts add up other classes'), so those stay in `prev` too.
     for_ranges(p.files.size(), jobs, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         if (walked[i]) continue;
-        for (int f : funcs_of[i]) {
-          std::swap(p.next.funcs[f], p.prev.funcs[f]);
-          p.prev.funcs[f].params = std::move(p.next.funcs[f].params);
-          p.prev.funcs[f].param_known = std::move(p.next.funcs[f].param_known);
-        }
+        for (int f : funcs_of[i]) std::swap(p.next.funcs[f], p.prev.funcs[f]);
         for (int c : classes_of[i]) {
           if (p.classes[c].is_module) p.next.class_attrs[c] = p.prev.class_attrs[c];
           else std::swap(p.next.class_attrs[c], p.prev.class_attrs[c]);
@@ -210,7 +228,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     std::vector<const CallEdge*> edges;
     for (const FileOutput& o : outputs)
       for (const CallEdge& e : o.edges) edges.push_back(&e);
-    parameter_facts(p, edges, jobs);
+    parameter_facts(p, edges, touched, walked, jobs);
     std::vector<FuncHeat> heat = compute_heat(p, edges);
     // The next round reads only the edges that made functions hot (Walker::chain), while the files it walks
     // again replace their edges: those are copied, and `via` points at the copies.
@@ -240,7 +258,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
           return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
         };
         bool params_changed = false;
-        for (std::size_t j = 0; !params_changed && j < std::max(a.params.size(), b.params.size()); ++j)
+        for (std::size_t j = 0; touched[f] && !params_changed && j < std::max(a.params.size(), b.params.size()); ++j)
           params_changed = !param(a, j).same(param(b, j));
         own_changed[f] = params_changed || (heat_changed && b.reports);
         here = here || result_changed[f] || own_changed[f] || heat_changed;
@@ -260,7 +278,10 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // A file is walked again when something it read changed: a callee's result, its own parameter facts or
     // heat, a class attribute or a module-level name of another file.
     // The function that read it is marked too (walk_file_again walks only what must be).
-    // Each file marks only its own functions.
+    // Each file marks only its own functions; kinds of reads of which nothing changed are not looked at.
+    auto some = [](const std::vector<char>& v) { return std::find(v.begin(), v.end(), 1) != v.end(); };
+    const bool some_own = some(own_changed), some_result = some(result_changed), some_class = some(class_changed),
+               some_globals = some(globals_changed);
     std::fill(func_dirty.begin(), func_dirty.end(), 0);
     for_ranges(any ? p.files.size() : 0, jobs, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
@@ -269,16 +290,20 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
           d = true;
           func_dirty[f] = 1;
         };
-        for (int f : funcs_of[i])
-          if (own_changed[f]) mark(f);
-        for (const CallEdge& e : outputs[i].edges)
-          if (e.callee >= 0 && result_changed[e.callee]) mark(e.caller);
-        for (const auto& [f, c, name] : outputs[i].read_classes)
-          if (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name)) mark(f);
-        for (const auto& [f, g, name] : outputs[i].read_globals)
-          if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
+        if (some_own)
+          for (int f : funcs_of[i])
+            if (own_changed[f]) mark(f);
+        if (some_result)
+          for (const CallEdge& e : outputs[i].edges)
+            if (e.callee >= 0 && result_changed[e.callee]) mark(e.caller);
+        if (some_class)
+          for (const auto& [f, c, name] : outputs[i].read_classes)
+            if (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name)) mark(f);
+        if (some_globals)
+          for (const auto& [f, g, name] : outputs[i].read_globals)
+            if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
         dirty[i] = d;
-        if (!d) continue;
+        if (!d || !some_result) continue;
         // In a file walked again, summaries read without a call edge (batch-loop tests) count too.
         for (const auto& [f, g] : outputs[i].read_funcs)
           if (result_changed[g]) func_dirty[f] = 1;
