@@ -114,8 +114,8 @@ void count_module_parameters(Project& p) {
   }
 }
 
-// The hot context of every function from the call edges; FuncHeat::via indexes `edges`.
-std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const CallEdge*>& edges) {
+// The per-step callbacks, by name or as hooks of a library's loop: hot before any call edge.
+std::vector<FuncHeat> callback_heat(const Project& p) {
   std::vector<FuncHeat> h(p.funcs.size());
   const auto& hot = p.options->hot_functions;
   for (std::size_t f = 0; f < p.funcs.size(); ++f) {
@@ -124,15 +124,32 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
     if (std::find(hot.begin(), hot.end(), fi.name) != hot.end() || !library_hook_loop(p, static_cast<int>(f)).empty())
       h[f] = {Heat::Hot, -1, true};
   }
+  return h;
+}
+
+// The hot context of every function from the callbacks' (`h`) and the call edges; FuncHeat::via indexes
+// `edges`.
+std::vector<FuncHeat> compute_heat(std::vector<FuncHeat> h, const std::vector<const CallEdge*>& edges) {
+  // The edges that pass heat on, in order, packed for the passes.
+  struct Step {
+    int caller, callee, edge;
+    Heat lexical;
+    bool in_loop, periodic;
+  };
+  std::vector<Step> steps;
+  steps.reserve(edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const CallEdge& e = *edges[i];
+    if (e.callee < 0 || e.caller < 0 || e.lex.once) continue;
+    steps.push_back(Step{e.caller, e.callee, static_cast<int>(i), e.lex.heat, e.lex.in_loop, e.lex.periodic});
+  }
   for (int iter = 0; iter < 64; ++iter) {
     bool changed = false;
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-      const CallEdge& e = *edges[i];
-      if (e.callee < 0 || e.caller < 0 || e.lex.once) continue;
-      Heat eh = e.lex.in_loop ? e.lex.heat : h[e.caller].heat;
-      if (!e.lex.in_loop && e.lex.periodic && eh == Heat::Hot) eh = Heat::Periodic;
-      if (eh > h[e.callee].heat) {
-        h[e.callee] = FuncHeat{eh, static_cast<int>(i), false};
+    for (const Step& s : steps) {
+      Heat eh = s.in_loop ? s.lexical : h[s.caller].heat;
+      if (!s.in_loop && s.periodic && eh == Heat::Hot) eh = Heat::Periodic;
+      if (eh > h[s.callee].heat) {
+        h[s.callee] = FuncHeat{eh, s.edge, false};
         changed = true;
       }
     }
@@ -167,7 +184,8 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
   // that read something that changed are walked again; the others keep their output and summaries.
   size_summaries(p.prev, p);
-  p.heat = compute_heat(p, {});
+  const std::vector<FuncHeat> callbacks = callback_heat(p);
+  p.heat = callbacks;
   std::vector<FileOutput> outputs(p.files.size());
   std::vector<char> dirty = active ? *active : std::vector<char>(p.files.size(), 1);
   std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
@@ -229,7 +247,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     for (const FileOutput& o : outputs)
       for (const CallEdge& e : o.edges) edges.push_back(&e);
     parameter_facts(p, edges, touched, walked, jobs);
-    std::vector<FuncHeat> heat = compute_heat(p, edges);
+    std::vector<FuncHeat> heat = compute_heat(callbacks, edges);
     // The next round reads only the edges that made functions hot (Walker::chain), while the files it walks
     // again replace their edges: those are copied, and `via` points at the copies.
     p.edges.clear();
@@ -265,12 +283,16 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
       }
       if (here) changed = true;
     });
+    for_ranges(p.classes.size(), jobs, [&](std::size_t begin, std::size_t end) {
+      bool here = false;
+      for (std::size_t c = begin; c < end; ++c) {
+        class_changed[c] = (walked[p.classes[c].file] || p.classes[c].is_module) &&
+                           !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
+        here = here || class_changed[c];
+      }
+      if (here) changed = true;
+    });
     bool any = changed;
-    for (std::size_t c = 0; c < p.classes.size(); ++c) {
-      class_changed[c] = (walked[p.classes[c].file] || p.classes[c].is_module) &&
-                         !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
-      any = any || class_changed[c];
-    }
     for (std::size_t i = 0; i < p.files.size(); ++i) {
       globals_changed[i] = walked[i] && !same_env(p.prev.globals[i], p.next.globals[i]);
       any = any || globals_changed[i];
