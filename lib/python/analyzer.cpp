@@ -297,6 +297,12 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     fm.tree.reset();
     outputs[i] = FileOutput{};
   });
+  // The project's largest parts are freed on all threads too.
+  parallel_for(3, jobs, [&](std::size_t part, unsigned) {
+    if (part == 0) p.prev = Summaries{};
+    else if (part == 1) p.funcs = {};
+    else p.files = {};
+  });
   return results;
 }
 
