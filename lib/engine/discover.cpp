@@ -1,7 +1,10 @@
 #include "engine/discover.h"
 
 #include <linux/magic.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/vfs.h>
 
 #include <algorithm>
@@ -150,21 +153,26 @@ class Walker {
     }
     std::sort(entries.begin(), entries.end());  // a stable order, whatever the file system returns
 
-    for (const auto& [name, child] : entries) visit(name, child, abs / name);
+    // Entries are looked up in the open folder (one name each, not the whole path again).
+    const int dir_fd = entries.empty() ? -1 : ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (const auto& [name, child] : entries) visit(name, child, abs / name, dir_fd);
+    if (dir_fd >= 0) ::close(dir_fd);
 
     ignores_->pop(pushed);
     ancestors_.erase(id);
   }
 
-  void visit(const std::string& name, const fs::path& child, const fs::path& abs) {
+  void visit(const std::string& name, const fs::path& child, const fs::path& abs, int dir_fd) {
     struct stat link_st{}, st{};
-    if (::lstat(child.c_str(), &link_st) != 0) {
+    const bool relative = dir_fd >= 0 && child.native().size() < PATH_MAX;
+    if ((relative ? ::fstatat(dir_fd, name.c_str(), &link_st, AT_SYMLINK_NOFOLLOW) : ::lstat(child.c_str(), &link_st)) != 0) {
       // Vanished meanwhile (ENOENT) is no news; anything else (a path longer than PATH_MAX) is said.
       if (errno != ENOENT) error(display_of(child), "cannot access" + errno_suffix(errno) + "; skipped", false);
       return;
     }
     const bool is_link = S_ISLNK(link_st.st_mode);
-    if (::stat(child.c_str(), &st) != 0) {
+    if (!is_link) st = link_st;  // only a link needs a second look
+    else if (::stat(child.c_str(), &st) != 0) {
       const int err = errno;
       // Only links that could matter are reported: those named like a source file, or any link loop.
       if (is_link && err == ELOOP)

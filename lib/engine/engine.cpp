@@ -75,6 +75,17 @@ class ConfigResolver {
     if (fixed_) return fixed_;
     const std::string key = dir.generic_string();
     if (auto it = by_dir_.find(key); it != by_dir_.end()) return it->second;
+    // A folder without a configuration file of its own finds what its parent found: that of a resolved
+    // parent, without looking up every folder above again.
+    if (dir.is_absolute() && dir.has_filename() && dir == dir.lexically_normal()) {
+      auto parent = by_dir_.find(dir.parent_path().generic_string());
+      std::error_code ec;
+      if (parent != by_dir_.end() && !fs::is_regular_file(dir / ".synclint.toml", ec) &&
+          !fs::is_regular_file(dir / "pyproject.toml", ec)) {
+        by_dir_.emplace(key, parent->second);
+        return parent->second;
+      }
+    }
     Config found = find_config(dir, catalog_);
     const std::string file_key = found.file ? fs::absolute(*found.file).lexically_normal().generic_string() : "";
     auto& shared = by_file_[file_key];

@@ -287,7 +287,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
       for (const Finding& f : outputs[i].findings) unknown_device[i] = unknown_device[i] || f.confidence == Confidence::Low;
   const std::vector<char> cpu_only = cpu_only_programs(p, unknown_device);
 
-  // Results, and the trees freed, on all threads.
+  // Results, and the trees and the walks' outputs freed, on all threads.
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
@@ -305,6 +305,13 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);
     fm.tree.reset();
+    outputs[i] = FileOutput{};
+  });
+  // The project's largest parts are freed on all threads too.
+  parallel_for(3, jobs, [&](std::size_t part, unsigned) {
+    if (part == 0) p.prev = Summaries{};
+    else if (part == 1) p.funcs = {};
+    else p.files = {};
   });
   return results;
 }

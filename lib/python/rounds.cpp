@@ -1,6 +1,7 @@
 #include "python/rounds.h"
 
 #include <algorithm>
+#include <atomic>
 #include <unordered_map>
 
 #include "core/parallel.h"
@@ -26,40 +27,66 @@ bool same_entry(const Map& a, const Map& b, const std::string& name) {
   return (ia == a.end() ? none : ia->second).same(ib == b.end() ? none : ib->second);
 }
 
+// Runs fn(begin, end) over pieces of [0, n) on up to `jobs` threads: for the passes over every function, class
+// or file between the walks, where each index writes only its own entries.
+void for_ranges(std::size_t n, unsigned jobs, const std::function<void(std::size_t, std::size_t)>& fn) {
+  const std::size_t piece = std::max<std::size_t>(256, n / (4 * std::max(1u, jobs)) + 1);
+  parallel_for((n + piece - 1) / piece, jobs, [&](std::size_t k, unsigned) { fn(k * piece, std::min(n, (k + 1) * piece)); });
+}
+
 void size_summaries(Summaries& s, const Project& p) {
   s.funcs.assign(p.funcs.size(), FuncSummary{});
   s.class_attrs.assign(p.classes.size(), {});
   s.globals.assign(p.files.size(), {});
 }
 
-// Joins the call sites' arguments into each callee's parameter facts (sized only for functions that have a
-// call site: an absent fact and an unknown one read the same).
-void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges) {
-  for (FuncSummary& s : p.next.funcs) {
-    s.params.clear();
-    s.param_known.clear();
-  }
-  auto add = [&](FuncSummary& s, std::size_t i, const Value& v) {
-    if (i >= s.params.size()) return;
-    s.params[i] = s.param_known[i] ? join(s.params[i], v) : v;
-    s.param_known[i] = true;
-  };
-  for (const CallEdge* ep : edges) {
-    const CallEdge& e = *ep;
-    if (e.callee < 0) continue;
-    const FuncInfo& fi = p.funcs[e.callee];
-    FuncSummary& s = p.next.funcs[e.callee];
-    if (s.params.empty()) {
-      s.params.resize(fi.params.size());
-      s.param_known.resize(fi.params.size(), false);
+// Joins the call sites' arguments into the parameter facts of each callee marked in `touched` (sized only
+// for functions that have a call site: an absent fact and an unknown one read the same); the others keep
+// theirs. Before, the facts of the last round move to `prev` (for the comparison), from `next` for a file not
+// walked. Each thread takes a range of the callees and joins their call sites in the order of `edges`.
+void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges, const std::vector<char>& touched,
+                     const std::vector<char>& walked, unsigned jobs) {
+  const std::size_t n = p.next.funcs.size(), parts = std::max(1u, jobs), share = n / parts + 1;
+  parallel_for(parts, jobs, [&](std::size_t part, unsigned) {
+    const std::size_t begin = part * share, end = std::min(n, begin + share);
+    for (std::size_t f = begin; f < end; ++f) {
+      FuncSummary &before = p.prev.funcs[f], &s = p.next.funcs[f];
+      if (!walked[p.funcs[f].file]) {
+        if (!touched[f]) continue;
+        before.params = std::move(s.params);
+        before.param_known = std::move(s.param_known);
+      } else if (!touched[f]) {
+        s.params = before.params;
+        s.param_known = before.param_known;
+        continue;
+      }
+      s.params.clear();
+      s.param_known.clear();
     }
-    const std::size_t offset = (e.bound_self && fi.bound_first) ? 1 : 0;
-    for (std::size_t i = 0; i < e.positional.size(); ++i) add(s, i + offset, e.positional[i]);
-    for (const auto& [k, v] : e.keywords) {
-      auto it = std::find(fi.params.begin(), fi.params.end(), k);
-      if (it != fi.params.end()) add(s, static_cast<std::size_t>(it - fi.params.begin()), v);
+    auto add = [&](FuncSummary& s, std::size_t i, const Value& v) {
+      if (i >= s.params.size()) return;
+      s.params[i] = s.param_known[i] ? join(s.params[i], v) : v;
+      s.param_known[i] = true;
+    };
+    for (const CallEdge* ep : edges) {
+      const CallEdge& e = *ep;
+      if (e.callee < 0 || static_cast<std::size_t>(e.callee) < begin || static_cast<std::size_t>(e.callee) >= end ||
+          !touched[e.callee])
+        continue;
+      const FuncInfo& fi = p.funcs[e.callee];
+      FuncSummary& s = p.next.funcs[e.callee];
+      if (s.params.empty()) {
+        s.params.resize(fi.params.size());
+        s.param_known.resize(fi.params.size(), false);
+      }
+      const std::size_t offset = (e.bound_self && fi.bound_first) ? 1 : 0;
+      for (std::size_t i = 0; i < e.positional.size(); ++i) add(s, i + offset, e.positional[i]);
+      for (const auto& [k, v] : e.keywords) {
+        auto it = std::find(fi.params.begin(), fi.params.end(), k);
+        if (it != fi.params.end()) add(s, static_cast<std::size_t>(it - fi.params.begin()), v);
+      }
     }
-  }
+  });
 }
 
 // How many parameter tensors an instance of each project nn.Module class has, from this round's class
@@ -87,8 +114,8 @@ void count_module_parameters(Project& p) {
   }
 }
 
-// The hot context of every function from the call edges; FuncHeat::via indexes `edges`.
-std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const CallEdge*>& edges) {
+// The per-step callbacks, by name or as hooks of a library's loop: hot before any call edge.
+std::vector<FuncHeat> callback_heat(const Project& p) {
   std::vector<FuncHeat> h(p.funcs.size());
   const auto& hot = p.options->hot_functions;
   for (std::size_t f = 0; f < p.funcs.size(); ++f) {
@@ -97,15 +124,32 @@ std::vector<FuncHeat> compute_heat(const Project& p, const std::vector<const Cal
     if (std::find(hot.begin(), hot.end(), fi.name) != hot.end() || !library_hook_loop(p, static_cast<int>(f)).empty())
       h[f] = {Heat::Hot, -1, true};
   }
+  return h;
+}
+
+// The hot context of every function from the callbacks' (`h`) and the call edges; FuncHeat::via indexes
+// `edges`.
+std::vector<FuncHeat> compute_heat(std::vector<FuncHeat> h, const std::vector<const CallEdge*>& edges) {
+  // The edges that pass heat on, in order, packed for the passes.
+  struct Step {
+    int caller, callee, edge;
+    Heat lexical;
+    bool in_loop, periodic;
+  };
+  std::vector<Step> steps;
+  steps.reserve(edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const CallEdge& e = *edges[i];
+    if (e.callee < 0 || e.caller < 0 || e.lex.once) continue;
+    steps.push_back(Step{e.caller, e.callee, static_cast<int>(i), e.lex.heat, e.lex.in_loop, e.lex.periodic});
+  }
   for (int iter = 0; iter < 64; ++iter) {
     bool changed = false;
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-      const CallEdge& e = *edges[i];
-      if (e.callee < 0 || e.caller < 0 || e.lex.once) continue;
-      Heat eh = e.lex.in_loop ? e.lex.heat : h[e.caller].heat;
-      if (!e.lex.in_loop && e.lex.periodic && eh == Heat::Hot) eh = Heat::Periodic;
-      if (eh > h[e.callee].heat) {
-        h[e.callee] = FuncHeat{eh, static_cast<int>(i), false};
+    for (const Step& s : steps) {
+      Heat eh = s.in_loop ? s.lexical : h[s.caller].heat;
+      if (!s.in_loop && s.periodic && eh == Heat::Hot) eh = Heat::Periodic;
+      if (eh > h[s.callee].heat) {
+        h[s.callee] = FuncHeat{eh, s.edge, false};
         changed = true;
       }
     }
@@ -140,7 +184,8 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
   // that read something that changed are walked again; the others keep their output and summaries.
   size_summaries(p.prev, p);
-  p.heat = compute_heat(p, {});
+  const std::vector<FuncHeat> callbacks = callback_heat(p);
+  p.heat = callbacks;
   std::vector<FileOutput> outputs(p.files.size());
   std::vector<char> dirty = active ? *active : std::vector<char>(p.files.size(), 1);
   std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
@@ -156,12 +201,17 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // theirs over after the walks (below).
     std::vector<std::size_t> todo;
     std::vector<char> walked(p.files.size(), 0);
+    // The callees of the call sites of the files walked, before and after: the others' parameter facts
+    // stay as they are.
+    std::vector<char> touched(p.funcs.size(), round == 0 ? 1 : 0);
     for (std::size_t i : order) {
       again[i] = 0;
       if (!dirty[i]) continue;
       todo.push_back(i);
       walked[i] = 1;
       if (round == 0) continue;
+      for (const CallEdge& e : outputs[i].edges)
+        if (e.callee >= 0) touched[e.callee] = 1;
       again[i] = 1;
       for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
       p.next.globals[i] = p.prev.globals[i];
@@ -175,28 +225,29 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
         walk_file(p, static_cast<int>(i), true, outputs[i]);
       }
     });
+    for (std::size_t i : todo)
+      for (const CallEdge& e : outputs[i].edges)
+        if (e.callee >= 0) touched[e.callee] = 1;
     // A file not walked keeps its summaries: moved, not copied. The comparisons below read only the
-    // parameter facts of its functions (re-derived from all call sites) and the attributes of its modules
-    // (their parameter counts add up other classes'), so those stay in `prev` too.
-    for (std::size_t i : order) {
-      if (walked[i]) continue;
-      for (int f : funcs_of[i]) {
-        std::swap(p.next.funcs[f], p.prev.funcs[f]);
-        p.prev.funcs[f].params = p.next.funcs[f].params;
-        p.prev.funcs[f].param_known = p.next.funcs[f].param_known;
+    // parameter facts of its functions (see parameter_facts) and the attributes of its modules (their
+    // parameter counts add up other classes'), so those stay in `prev` too.
+    for_ranges(p.files.size(), jobs, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if (walked[i]) continue;
+        for (int f : funcs_of[i]) std::swap(p.next.funcs[f], p.prev.funcs[f]);
+        for (int c : classes_of[i]) {
+          if (p.classes[c].is_module) p.next.class_attrs[c] = p.prev.class_attrs[c];
+          else std::swap(p.next.class_attrs[c], p.prev.class_attrs[c]);
+        }
+        std::swap(p.next.globals[i], p.prev.globals[i]);
       }
-      for (int c : classes_of[i]) {
-        if (p.classes[c].is_module) p.next.class_attrs[c] = p.prev.class_attrs[c];
-        else std::swap(p.next.class_attrs[c], p.prev.class_attrs[c]);
-      }
-      std::swap(p.next.globals[i], p.prev.globals[i]);
-    }
+    });
     count_module_parameters(p);
     std::vector<const CallEdge*> edges;
     for (const FileOutput& o : outputs)
       for (const CallEdge& e : o.edges) edges.push_back(&e);
-    parameter_facts(p, edges);
-    std::vector<FuncHeat> heat = compute_heat(p, edges);
+    parameter_facts(p, edges, touched, walked, jobs);
+    std::vector<FuncHeat> heat = compute_heat(callbacks, edges);
     // The next round reads only the edges that made functions hot (Walker::chain), while the files it walks
     // again replace their edges: those are copied, and `via` points at the copies.
     p.edges.clear();
@@ -213,26 +264,35 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // function that has sites to report, matter to the function's own file.
     std::vector<char> result_changed(p.funcs.size(), 0), own_changed(p.funcs.size(), 0),
         class_changed(p.classes.size(), 0), globals_changed(p.files.size(), 0);
-    bool any = false;
-    for (std::size_t f = 0; f < p.funcs.size(); ++f) {
-      const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
-      // Compared as the walks read them: an unknown return or argument is the same as none.
-      result_changed[f] = walked[p.funcs[f].file] && result_differs(a, b);
-      const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
-      auto param = [](const FuncSummary& s, std::size_t j) {
-        return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
-      };
-      bool params_changed = false;
-      for (std::size_t j = 0; !params_changed && j < std::max(a.params.size(), b.params.size()); ++j)
-        params_changed = !param(a, j).same(param(b, j));
-      own_changed[f] = params_changed || (heat_changed && b.reports);
-      any = any || result_changed[f] || own_changed[f] || heat_changed;
-    }
-    for (std::size_t c = 0; c < p.classes.size(); ++c) {
-      class_changed[c] = (walked[p.classes[c].file] || p.classes[c].is_module) &&
-                         !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
-      any = any || class_changed[c];
-    }
+    std::atomic<bool> changed{false};
+    for_ranges(p.funcs.size(), jobs, [&](std::size_t begin, std::size_t end) {
+      bool here = false;
+      for (std::size_t f = begin; f < end; ++f) {
+        const FuncSummary &a = p.prev.funcs[f], &b = p.next.funcs[f];
+        // Compared as the walks read them: an unknown return or argument is the same as none.
+        result_changed[f] = walked[p.funcs[f].file] && result_differs(a, b);
+        const bool heat_changed = heat[f].heat != p.heat[f].heat || heat[f].callback != p.heat[f].callback;
+        auto param = [](const FuncSummary& s, std::size_t j) {
+          return j < s.param_known.size() && s.param_known[j] ? s.params[j] : Value{};
+        };
+        bool params_changed = false;
+        for (std::size_t j = 0; touched[f] && !params_changed && j < std::max(a.params.size(), b.params.size()); ++j)
+          params_changed = !param(a, j).same(param(b, j));
+        own_changed[f] = params_changed || (heat_changed && b.reports);
+        here = here || result_changed[f] || own_changed[f] || heat_changed;
+      }
+      if (here) changed = true;
+    });
+    for_ranges(p.classes.size(), jobs, [&](std::size_t begin, std::size_t end) {
+      bool here = false;
+      for (std::size_t c = begin; c < end; ++c) {
+        class_changed[c] = (walked[p.classes[c].file] || p.classes[c].is_module) &&
+                           !same_env(p.prev.class_attrs[c], p.next.class_attrs[c]);
+        here = here || class_changed[c];
+      }
+      if (here) changed = true;
+    });
+    bool any = changed;
     for (std::size_t i = 0; i < p.files.size(); ++i) {
       globals_changed[i] = walked[i] && !same_env(p.prev.globals[i], p.next.globals[i]);
       any = any || globals_changed[i];
@@ -240,27 +300,37 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     // A file is walked again when something it read changed: a callee's result, its own parameter facts or
     // heat, a class attribute or a module-level name of another file.
     // The function that read it is marked too (walk_file_again walks only what must be).
+    // Each file marks only its own functions; kinds of reads of which nothing changed are not looked at.
+    auto some = [](const std::vector<char>& v) { return std::find(v.begin(), v.end(), 1) != v.end(); };
+    const bool some_own = some(own_changed), some_result = some(result_changed), some_class = some(class_changed),
+               some_globals = some(globals_changed);
     std::fill(func_dirty.begin(), func_dirty.end(), 0);
-    for (std::size_t i = 0; any && i < p.files.size(); ++i) {
-      bool d = false;
-      auto mark = [&](int f) {
-        d = true;
-        func_dirty[f] = 1;
-      };
-      for (int f : funcs_of[i])
-        if (own_changed[f]) mark(f);
-      for (const CallEdge& e : outputs[i].edges)
-        if (e.callee >= 0 && result_changed[e.callee]) mark(e.caller);
-      for (const auto& [f, c, name] : outputs[i].read_classes)
-        if (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name)) mark(f);
-      for (const auto& [f, g, name] : outputs[i].read_globals)
-        if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
-      dirty[i] = d;
-      if (!d) continue;
-      // In a file walked again, summaries read without a call edge (batch-loop tests) count too.
-      for (const auto& [f, g] : outputs[i].read_funcs)
-        if (result_changed[g]) func_dirty[f] = 1;
-    }
+    for_ranges(any ? p.files.size() : 0, jobs, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        bool d = false;
+        auto mark = [&](int f) {
+          d = true;
+          func_dirty[f] = 1;
+        };
+        if (some_own)
+          for (int f : funcs_of[i])
+            if (own_changed[f]) mark(f);
+        if (some_result)
+          for (const CallEdge& e : outputs[i].edges)
+            if (e.callee >= 0 && result_changed[e.callee]) mark(e.caller);
+        if (some_class)
+          for (const auto& [f, c, name] : outputs[i].read_classes)
+            if (class_changed[c] && !same_entry(p.prev.class_attrs[c], p.next.class_attrs[c], name)) mark(f);
+        if (some_globals)
+          for (const auto& [f, g, name] : outputs[i].read_globals)
+            if (globals_changed[g] && !same_entry(p.prev.globals[g], p.next.globals[g], name)) mark(f);
+        dirty[i] = d;
+        if (!d || !some_result) continue;
+        // In a file walked again, summaries read without a call edge (batch-loop tests) count too.
+        for (const auto& [f, g] : outputs[i].read_funcs)
+          if (result_changed[g]) func_dirty[f] = 1;
+      }
+    });
     p.prev = std::move(p.next);
     p.heat = std::move(heat);
     if (!any) break;

@@ -116,6 +116,23 @@ TEST_F(EngineTest, ConfigurationExcludeSkipsWalkedFiles) {
   EXPECT_THAT(ids_at(r, "gen/train.py", 10), IsEmpty());
 }
 
+TEST_F(EngineTest, EachWalkedFolderTakesTheClosestConfiguration) {
+  t.write(".synclint.toml", "ignore = [\"SYNC001\"]\n");
+  // No configuration of its own: the root's; a folder named like a configuration file is none.
+  t.write("a/b/train.py", kTrain);
+  t.write("a/pyproject.toml/train.py", kTrain);
+  // Its own, below a folder resolved before it.
+  t.write("a/own/.synclint.toml", "select = [\"SYNC001\"]\n");
+  t.write("a/own/deeper/train.py", kTrain);
+  t.write("a/own/train.py", kTrain);
+  Report r = check({"."});
+  EXPECT_EQ(r.files_checked, 4u);
+  EXPECT_THAT(ids_at(r, "a/b/train.py", 10), IsEmpty());
+  EXPECT_THAT(ids_at(r, "a/pyproject.toml/train.py", 10), IsEmpty());
+  EXPECT_THAT(ids_at(r, "a/own/train.py", 10), ::testing::ElementsAre("SYNC001"));
+  EXPECT_THAT(ids_at(r, "a/own/deeper/train.py", 10), ::testing::ElementsAre("SYNC001"));
+}
+
 TEST_F(EngineTest, CallsAcrossFilesMakeTheHelperHot) {
   t.write("proj/metrics.py", "def read(loss):\n    return loss.item()\n");
   t.write("proj/train.py",
