@@ -35,7 +35,8 @@ class UserFiles {
     auto [it, fresh] = cache_.try_emplace(id.getHashValue(), false);
     if (fresh) {
       std::string path = loc_.absolute_path(l);
-      it->second = !path.empty() && (opt_.is_user_file ? opt_.is_user_file(path) : id == sm.getMainFileID());
+      const bool system = sm.isInSystemHeader(sm.getLocForStartOfFile(id));
+      it->second = !path.empty() && (opt_.is_user_file ? opt_.is_user_file(path, system) : id == sm.getMainFileID());
       if (it->second) files_.push_back(id);
     }
     return it->second;

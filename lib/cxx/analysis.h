@@ -22,9 +22,10 @@ namespace synclint::cxx {
 struct AnalysisOptions {
   const Catalog* catalog = nullptr;  // required; the built-in rules plus the configuration's extra-sync-apis
   bool report_cold = false;          // --all: also report syncs in code that runs once
-  // Whether findings may be reported in a file (absolute, normalised path): the main file and the headers
-  // the header filter admits; never system, LibTorch, CUDA or third-party headers.
-  std::function<bool(const std::string& absolute_path)> is_user_file;
+  // Whether findings may be reported in a file (absolute, normalised path; `system`: Clang entered it as a
+  // system header): the main file and the headers the header filter admits; never system, LibTorch, CUDA or
+  // third-party headers.
+  std::function<bool(const std::string& absolute_path, bool system)> is_user_file;
   // The path a finding in that file carries (as the user named the file: relative where they gave one).
   std::function<std::string(const std::string& absolute_path)> display_path;
 };

@@ -46,17 +46,13 @@ class Files {
     return shown;
   }
 
-  bool is_user(const std::string& path, const clang::SourceManager& sm) {
+  // `system`: Clang entered this inclusion of the file as a system header.
+  bool is_user(const std::string& path, bool system, const clang::SourceManager& sm) {
     const fs::path abs = absolute(path);
     if (abs == input_.main_file) return true;
+    if (system) return false;
     auto [it, fresh] = user_.try_emplace(abs, false);
-    if (!fresh) return it->second;
-    clang::FileManager& fm = sm.getFileManager();
-    if (clang::OptionalFileEntryRef ref = fm.getOptionalFileRef(abs.string())) {
-      const clang::FileID id = sm.translateFile(*ref);
-      const bool system = id.isValid() && sm.isInSystemHeader(sm.getLocForStartOfFile(id));
-      it->second = !system && input_.user_header(abs);
-    }
+    if (fresh) it->second = sm.getFileManager().getOptionalFileRef(abs.string()) && input_.user_header(abs);
     return it->second;
   }
 
@@ -111,7 +107,7 @@ void analyze_parsed_unit(clang::ASTContext& context, const clang::LangOptions& l
   AnalysisOptions options;
   options.catalog = input.catalog;
   options.report_cold = input.report_cold;
-  options.is_user_file = [&](const std::string& path) { return files.is_user(path, sm); };
+  options.is_user_file = [&](const std::string& path, bool system) { return files.is_user(path, system, sm); };
   options.display_path = [&](const std::string& path) { return files.display(path); };
   std::vector<Finding> findings = analyze_translation_unit(context, options);
   output.analysed = true;

@@ -135,8 +135,10 @@ UnitCache::Analysis UnitCache::analyze(const Unit& unit, const std::string& text
     parsed->text = text;
     parsed->diagnostics = clang::CompilerInstance::createDiagnostics(new clang::DiagnosticOptions(),
                                                                      new clang::IgnoringDiagConsumer(), true);
-    std::vector<const char*> args;
-    for (const std::string& a : input.argv) args.push_back(a.c_str());
+    // The preamble also instantiates the templates its own headers use (as CMake's precompiled headers do), so
+    // that a save does not instantiate them again; a parse without a preamble is the same with or without it.
+    std::vector<const char*> args = {input.argv.front().c_str(), "-fpch-instantiate-templates"};
+    for (std::size_t i = 1; i < input.argv.size(); ++i) args.push_back(input.argv[i].c_str());
     std::unique_ptr<clang::ASTUnit> error_unit;
     parsed->unit = clang::ASTUnit::LoadFromCommandLine(
         args.data(), args.data() + args.size(), pch, parsed->diagnostics, SYNCLINT_CLANG_RESOURCE_DIR,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """C++ in `synclint lsp`: a translation unit with a compilation database is diagnosed on open and on save,
 with exactly the findings `synclint check` gives for it; the first diagnostics come from a parse without a
-preamble, which is built afterwards; a save that changes only the body reuses the preamble; a save that
-changes the #includes parses without a preamble again; code actions use `// NOLINT(synclint-SYNCnnn)`; a unit without a database is logged, not fatal.
+preamble, which is built afterwards; a save that changes only the body reuses the preamble (the findings in a
+project header it includes follow); a save that changes the #includes parses without a preamble again; code
+actions use `// NOLINT(synclint-SYNCnnn)`; a unit without a database is logged, not fatal.
 Usage: cxx_test.py SYNCLINT CASE (the mock LibTorch header of tests/unit/cxx keeps it quick)."""
 import json
 import os
@@ -143,6 +144,91 @@ def case_open_and_save():
     check(c.close() == 0, "shutdown and exit")
 
 
+MODEL_H = """#pragma once
+#include "torch.h"
+// The project's own helpers: inline, so their syncs are reported here.
+inline float loss_value(const at::Tensor& t) { return t.item<float>(); }
+// A look-alike: item<T>() of a type that is not a tensor does not sync.
+struct Meter {
+  template <class T> T item() const { return T(); }
+};
+inline float meter_value(const Meter& m) { return m.item<float>(); }
+"""
+LOOP = """#include "torch.h"
+#include "model.h"
+int main() {
+  at::Tensor x = torch::randn(4, at::TensorOptions(torch::kCUDA));
+  Meter meter;
+  float total = 0;
+  for (int step = 0; step < 100; ++step) {
+    at::Tensor y = x * 2.0;
+    total += loss_value(y);
+    total += meter_value(meter);
+  }
+  return total > 0;
+}
+"""
+
+
+def header_findings(d, path, header):
+    """(code, line, column, message) of `synclint check` of `path` in `header`, as LSP positions."""
+    p = subprocess.run([SYNCLINT, "check", "--format", "json", path], cwd=d, capture_output=True, text=True)
+    check(p.returncode in (0, 1), "synclint check runs (rc %d: %s)" % (p.returncode, p.stderr.strip()))
+    return sorted((f["rule_id"], f["line"] - 1, f["column"] - 1, f["message"])
+                  for f in json.loads(p.stdout)["findings"] if f["path"] == header)
+
+
+def case_user_header():
+    """A sync in an inline function of a project header included by the main file (so in its preamble) is
+    reported on open and after body-only saves that reuse the preamble, as check reports it; the look-alike
+    next to it never is."""
+    d = project()
+    with open(os.path.join(d, "model.h"), "w") as f:
+        f.write(MODEL_H)
+    train, model = os.path.join(d, "train.cpp"), os.path.join(d, "model.h")
+    with open(train, "w") as f:
+        f.write(LOOP)
+    sync_line = MODEL_H.splitlines().index(next(x for x in MODEL_H.splitlines() if "loss_value(" in x))
+
+    def published(pred):
+        return sorted((x["code"], x["range"]["start"]["line"], x["range"]["start"]["character"], x["message"])
+                      for x in c.diagnostics(model, pred=lambda ds: pred(ds)))
+
+    expected = header_findings(d, train, "model.h")
+    check([(r, l) for r, l, _, _ in expected] == [("SYNC001", sync_line)],
+          "check reports the header's sync, not the look-alike: %s" % expected)
+    c = Client(SYNCLINT, d, timeout=120)
+    c.open(train)
+    c.open(model)  # a header's diagnostics are published while it is open
+    check(published(lambda ds: len(ds) > 0) == expected, "didOpen: the header's diagnostics are check's")
+    wait_for_preamble(c, train)
+
+    # A body-only save: the call moves one line down, so the header's finding names the new call site.
+    moved = LOOP.replace("    total += loss_value(y);\n", "    y = y * 2.0;\n    total += loss_value(y);\n")
+    c.kept.clear()  # what was published before the save
+    save(c, train, moved, 2)
+    expected = header_findings(d, train, "model.h")
+    check(len(expected) == 1 and "train.cpp:10 " in expected[0][3], "check: called from the new line (%s)" % expected)
+    got = published(lambda ds: any("train.cpp:10 " in x["message"] for x in ds))
+    check(got == expected, "body save: the header's diagnostics are check's (%s)" % got)
+    c.request("textDocument/hover", {"textDocument": {"uri": uri(train)}, "position": {"line": 0, "character": 0}})
+    saved = [m for m in logs(c) if "analysed " + train in m]
+    check(saved[-1].endswith("(preamble reused)"), "the save reused the preamble: %s" % saved[-1])
+
+    # Another body-only save: the call leaves the loop, so the header's sync no longer runs every step.
+    once = LOOP.replace("    total += loss_value(y);\n", "").replace("  return total",
+                                                                  "  total += loss_value(x);\n  return total")
+    c.kept.clear()
+    save(c, train, once, 3)
+    check(header_findings(d, train, "model.h") == [], "check: no finding once the call is out of the loop")
+    check(published(lambda ds: not any("train.cpp:10 " in x["message"] for x in ds)) == [],
+          "body save: the header's diagnostics are cleared")
+    c.request("textDocument/hover", {"textDocument": {"uri": uri(train)}, "position": {"line": 0, "character": 0}})
+    saved = [m for m in logs(c) if "analysed " + train in m]
+    check(saved[-1].endswith("(preamble reused)"), "the save reused the preamble: %s" % saved[-1])
+    check(c.close() == 0, "shutdown and exit")
+
+
 def case_no_database():
     d = project(with_database=False)
     train = os.path.join(d, "train.cpp")
@@ -156,7 +242,8 @@ def case_no_database():
     check(c.close() == 0, "shutdown and exit")
 
 
-CASES = {"cxx_open_and_save": case_open_and_save, "cxx_no_database": case_no_database}
+CASES = {"cxx_open_and_save": case_open_and_save, "cxx_user_header": case_user_header,
+         "cxx_no_database": case_no_database}
 
 if __name__ == "__main__":
     CASES[sys.argv[2]]()

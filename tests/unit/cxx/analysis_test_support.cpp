@@ -22,7 +22,7 @@ std::vector<Finding> analyze(const std::string& code, bool report_cold, const Ca
   AnalysisOptions o;
   o.catalog = catalog ? catalog : &Catalog::builtin();
   o.report_cold = report_cold;
-  o.is_user_file = [](const std::string& p) { return p == "/work/train.cpp"; };
+  o.is_user_file = [](const std::string& p, bool) { return p == "/work/train.cpp"; };
   o.display_path = [](const std::string& p) { return p.substr(p.rfind('/') + 1); };
   return analyze_translation_unit(ast->getASTContext(), o);
 }
