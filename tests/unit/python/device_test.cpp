@@ -119,13 +119,29 @@ class Trainer:
   EXPECT_NE(f->confidence, Confidence::Low);
 }
 
+// In a module of definitions the callers pick the devices: `.item()` of a value of unknown device is a
+// low-confidence note.
 TEST(DeviceInference, UnknownReceiverOfItemIsALowConfidenceNote) {
-  const auto r = analyze(R"(for batch in range(10):
-    value = mystery().item()
+  const auto r = analyze(R"(def run(mystery):
+    for batch in range(10):
+        value = mystery().item()
 )");
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].confidence, Confidence::Low);
   EXPECT_EQ(r.findings[0].severity, Severity::Note);
+}
+
+// The same read in a program that runs code and names no device anywhere is not reported; naming one
+// (here a `.to(` of a device it is given) brings the note back.
+TEST(DeviceInference, UnknownDeviceNotesOnlyWhereAGpuIsPossible) {
+  EXPECT_TRUE(analyze(R"(for batch in range(10):
+    value = mystery().item()
+)").findings.empty());
+  const auto r = analyze(R"(for batch in range(10):
+    value = mystery(batch.to(where)).item()
+)");
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].confidence, Confidence::Low);
 }
 
 TEST(DeviceInference, ReturnSummariesCrossFunctions) {
