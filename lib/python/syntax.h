@@ -134,7 +134,11 @@ class Parser {
   // Subtrees of fewer nodes are not looked for in the kept tree.
   static constexpr std::uint32_t kReuseMinNodes = 2;
   static constexpr double kParseSecondsBase = 2.0;
+#ifdef SYNCLINT_SANITIZED
+  static constexpr double kParseSecondsPerMB = 5.0;  // sanitizers slow the parse about tenfold
+#else
   static constexpr double kParseSecondsPerMB = 1.0;
+#endif
   static constexpr std::size_t kParseMemoryMB = 2048;
   static std::size_t memory_limit_bytes();
 
