@@ -286,7 +286,7 @@ Config find_config(const fs::path& dir, const Catalog& catalog) {
   if (!start.has_filename() && start.has_parent_path() && start != start.root_path()) start = start.parent_path();
   std::vector<std::string> skipped;
   for (fs::path folder = start;; folder = folder.parent_path()) {
-    for (const char* name : {".synclint.toml", "pyproject.toml"}) {
+    for (const char* name : kConfigFileNames) {
       const fs::path candidate = folder / name;
       if (!fs::is_regular_file(candidate, ec)) continue;
       std::optional<Config> config;

@@ -3,6 +3,7 @@
 // from for `synclint config`.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -80,6 +81,9 @@ const std::vector<std::string>& default_hot_functions();
 // Reads one config file. For pyproject.toml only [tool.synclint] is read; none there -> nullopt.
 // Throws ConfigError; validates rule ids against `catalog`.
 std::optional<Config> load_config_file(const std::filesystem::path& file, const Catalog& catalog);
+
+// The files a folder's configuration may be in, in the order they are looked for.
+inline constexpr std::array<const char*, 2> kConfigFileNames = {".synclint.toml", "pyproject.toml"};
 
 // The config that applies to files in `dir`: the closest parent holding .synclint.toml or a
 // pyproject.toml with [tool.synclint]; default Config rooted at `dir` when none.

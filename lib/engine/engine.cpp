@@ -80,8 +80,9 @@ class ConfigResolver {
     if (dir.is_absolute() && dir.has_filename() && dir == dir.lexically_normal()) {
       auto parent = by_dir_.find(dir.parent_path().generic_string());
       std::error_code ec;
-      if (parent != by_dir_.end() && !fs::is_regular_file(dir / ".synclint.toml", ec) &&
-          !fs::is_regular_file(dir / "pyproject.toml", ec)) {
+      if (parent != by_dir_.end() && std::none_of(kConfigFileNames.begin(), kConfigFileNames.end(), [&](const char* name) {
+            return fs::is_regular_file(dir / name, ec);
+          })) {
         by_dir_.emplace(key, parent->second);
         return parent->second;
       }

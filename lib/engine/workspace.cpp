@@ -85,7 +85,7 @@ struct Workspace::State {
     bool done = false;
     std::error_code ec;
     for (fs::path folder = dir; !done; folder = folder.parent_path()) {
-      for (const char* name : {".synclint.toml", "pyproject.toml"}) {
+      for (const char* name : kConfigFileNames) {
         const fs::path candidate = folder / name;
         if (!fs::is_regular_file(candidate, ec)) continue;
         try {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sys/stat.h>
 
+#include "core/config.h"
 #include "core/cost_report.h"
 #include "core/ranking.h"
 #include "engine/discover.h"
@@ -16,7 +17,7 @@ constexpr const char* kDefaultProbeReport = "synclint-probe.json";
 
 bool is_config_file(const fs::path& p) {
   const std::string name = p.filename().string();
-  return name == "pyproject.toml" || name == ".synclint.toml";
+  return std::any_of(kConfigFileNames.begin(), kConfigFileNames.end(), [&](const char* n) { return name == n; });
 }
 
 // A result id for a list of diagnostics: equal lists, equal ids.

@@ -443,7 +443,7 @@ TSPoint point_at(std::string_view text, std::size_t byte) {
   std::size_t line_start = 0;
   for (const char* nl = text.data(); (nl = static_cast<const char*>(std::memchr(nl, '\n', static_cast<std::size_t>(text.data() + byte - nl))));) {
     ++p.row;
-    line_start = static_cast<std::uint32_t>(++nl - text.data());
+    line_start = static_cast<std::size_t>(++nl - text.data());
   }
   p.column = static_cast<std::uint32_t>(byte - line_start);
   return p;
@@ -480,11 +480,12 @@ std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view old_text,
   std::shared_ptr<const SyntaxTree> tree;
   if ((last.tree || older.tree) && text.size() <= UINT32_MAX - 1) {
     // The base: the tree whose text is closer (the last one when they are as close).
-    const KeptTree::State* base = last.tree ? &last : &older;
-    TSInputEdit edit = edit_between(base == &last ? old_text : std::string_view(older.text), text);
-    if (older.tree && base == &last) {
+    const KeptTree::State* base = &last;
+    TSInputEdit edit{};
+    if (last.tree) edit = edit_between(old_text, text);
+    if (older.tree) {
       const TSInputEdit from_older = edit_between(older.text, text);
-      if (edit_length(from_older) < edit_length(edit)) {
+      if (!last.tree || edit_length(from_older) < edit_length(edit)) {
         base = &older;
         edit = from_older;
       }
