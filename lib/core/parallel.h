@@ -6,10 +6,10 @@
 
 namespace synclint {
 
-// Runs fn(i, worker) for every i in [0, n) on up to `jobs` threads (at least one, at most n), taking the
-// indexes in order as threads become free; `worker` (0 to threads - 1) names the thread, so that fn can
-// keep one object per thread. With one thread, or n <= 1, fn runs on the calling thread. Returns when
-// every call has returned.
+// Runs fn(i, worker) for every i in [0, n) on up to `jobs` threads (at least one, at most n): the calling
+// thread and threads kept from one loop to the next. Threads take the indexes in order as they become
+// free; `worker` (0 to threads - 1) names the thread, so that fn can keep one object per thread. With one
+// thread, or n <= 1, fn runs on the calling thread. Returns when every call has returned.
 void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t i, unsigned worker)>& fn);
 
 }  // namespace synclint

@@ -30,14 +30,21 @@ namespace {
 struct Text {
   std::string text;
   std::optional<FileError> error;
+  std::uint64_t version = 0;  // names the text (python::SourceFile::version)
 };
 
 // One configuration and the results of its project the last time it was analysed.
 struct Project {
   std::shared_ptr<const Config> config;
   std::uint64_t inputs = 0;  // hash of the members' paths and texts at the last analysis
-  std::vector<std::pair<std::string, std::vector<Finding>>> results;
-  std::vector<FileError> errors;
+  bool complete = false;     // the analysis of those inputs ended (it was not stopped)
+  struct FileFindings {
+    std::string path;
+    std::vector<Finding> findings;
+    std::vector<FileError> errors;
+  };
+  std::vector<FileFindings> results;
+  std::vector<FileError> errors;  // of the whole project
   std::unique_ptr<python::ProjectCache> parsed;  // the members' parses, kept across analyses
 };
 
@@ -59,6 +66,8 @@ std::vector<Finding> finish(python::FileResult& result, Language lang, const Con
 struct Workspace::State {
   WorkspaceOptions options;
   std::map<std::string, std::string> overlay;      // open buffers
+  std::map<std::string, std::uint64_t> overlay_version;
+  std::uint64_t versions = 0;                      // of the texts, overlays and files read
   std::map<std::string, Text> disk;                // files read from disk, until told they changed
   std::optional<std::vector<Candidate>> walked;    // the workspace's files, walked once
   std::vector<FileError> walk_errors;
@@ -117,6 +126,7 @@ struct Workspace::State {
     auto it = disk.find(key);
     if (it != disk.end()) return it->second;
     Text t;
+    t.version = ++versions;
     auto read = read_source(key, key, options.max_file_bytes);
     if (auto* s = std::get_if<std::string>(&read))
       t.text = std::move(*s);
@@ -147,11 +157,16 @@ Workspace::~Workspace() = default;
 
 const fs::path& Workspace::root() const { return state_->options.root; }
 
-void Workspace::set_overlay(const fs::path& path, std::string text) { state_->overlay[workspace_key(path)] = std::move(text); }
+void Workspace::set_overlay(const fs::path& path, std::string text) {
+  const std::string key = workspace_key(path);
+  state_->overlay[key] = std::move(text);
+  state_->overlay_version[key] = ++state_->versions;
+}
 
 void Workspace::clear_overlay(const fs::path& path) {
   const std::string key = workspace_key(path);
   state_->overlay.erase(key);
+  state_->overlay_version.erase(key);
   if (language_of(key) == Language::Cxx) state_->cxx->forget(key);
 }
 
@@ -191,7 +206,7 @@ void Workspace::reload() {
   state_->projects.clear();
 }
 
-WorkspaceResult Workspace::analyze() {
+WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
   State& s = *state_;
   if (!s.walked) s.walk();
   WorkspaceResult out;
@@ -208,6 +223,7 @@ WorkspaceResult Workspace::analyze() {
   struct Member {
     std::string key;
     const std::string* text;
+    std::uint64_t version;
   };
   std::map<std::pair<const Config*, Language>, std::vector<Member>> groups;
   std::map<const Config*, std::shared_ptr<const Config>> configs;
@@ -217,8 +233,10 @@ WorkspaceResult Workspace::analyze() {
       continue;
     }
     const std::string* text = nullptr;
+    std::uint64_t version = 0;
     if (auto it = s.overlay.find(key); it != s.overlay.end()) {
       text = &it->second;
+      version = s.overlay_version[key];
     } else {
       const Text& t = s.text_of(key);
       if (t.error) {
@@ -226,18 +244,21 @@ WorkspaceResult Workspace::analyze() {
         continue;
       }
       text = &t.text;
+      version = t.version;
     }
     auto config = s.config_for(fs::path(key).parent_path());
     configs[config.get()] = config;
-    groups[{config.get(), lang}].push_back({key, text});
+    groups[{config.get(), lang}].push_back({key, text, version});
   }
   std::map<const Config*, Project> kept;
   for (auto& [group, members] : groups) {
     const Config& config = *group.first;
     std::uint64_t inputs = static_cast<std::uint64_t>(group.second);
-    for (const Member& m : members) inputs = mix(mix(inputs, m.key), *m.text);
+    for (const Member& m : members)
+      inputs = mix(mix(inputs, m.key), std::string_view(reinterpret_cast<const char*>(&m.version), sizeof m.version));
     Project project;
-    if (auto it = s.projects.find(&config); it != s.projects.end() && it->second.inputs == inputs) {
+    if (auto it = s.projects.find(&config); it != s.projects.end() && it->second.complete &&
+                                                     it->second.inputs == inputs) {
       project = std::move(it->second);
     } else {
       if (it != s.projects.end()) project.parsed = std::move(it->second.parsed);
@@ -251,16 +272,35 @@ WorkspaceResult Workspace::analyze() {
       for (const std::string& f : config.hot_functions.value) analyzer_options.hot_functions.push_back(f);
       analyzer_options.report_cold = s.options.report_cold;
       analyzer_options.jobs = s.jobs();
+      analyzer_options.stop = stop;
       std::vector<python::SourceFile> sources;
       sources.reserve(members.size());
-      for (const Member& m : members) sources.push_back({m.key, *m.text});
+      for (const Member& m : members)  // the text only where the project does not hold that version
+        sources.push_back({m.key, project.parsed->holds(m.key, m.version) ? std::string() : *m.text, m.version});
       try {
         apply_extra_apis(config, catalog);
-        std::vector<python::FileResult> results = project.parsed->analyze(sources, analyzer_options);
-        for (python::FileResult& r : results) {
-          project.results.emplace_back(r.path, finish(r, group.second, config, catalog));
-          for (FileError& e : r.errors) project.errors.push_back(std::move(e));
+        std::vector<char> same;
+        std::vector<python::FileResult> results = project.parsed->analyze(sources, analyzer_options, &same);
+        // A file whose result is the last analysis's takes its findings from then (same order of members).
+        std::vector<Project::FileFindings>* before = it != s.projects.end() ? &it->second.results : nullptr;
+        for (std::size_t i = 0; i < results.size(); ++i) {
+          python::FileResult& r = results[i];
+          if (same[i] && before && i < before->size() && (*before)[i].path == r.path) {
+            project.results.push_back(std::move((*before)[i]));
+            continue;
+          }
+          if (same[i]) r = project.parsed->result_of(r.path);
+          project.results.push_back({r.path, finish(r, group.second, config, catalog), std::move(r.errors)});
         }
+      } catch (const python::AnalysisStopped&) {
+        // What the analyses made stays for the next one: the parses and walks, and the projects done.
+        for (auto& [c, done] : kept) s.projects[c] = std::move(done);
+        Project& left = s.projects[&config];
+        left = Project{};
+        left.parsed = std::move(project.parsed);
+        WorkspaceResult stopped;
+        stopped.stopped = true;
+        return stopped;
       } catch (const ConfigError& e) {  // extra-sync-apis naming a rule or kind that does not exist
         project.results.clear();
         const std::filesystem::path file = config.file.value_or(config.root);
@@ -273,8 +313,12 @@ WorkspaceResult Workspace::analyze() {
           project.errors.push_back(FileError{m.key, std::string("internal error while analysing: ") + e.what(), true,
                                              std::nullopt});
       }
+      project.complete = true;
     }
-    for (const auto& [path, findings] : project.results) out.findings[path] = findings;
+    for (const Project::FileFindings& r : project.results) {
+      out.findings[r.path] = r.findings;
+      out.errors.insert(out.errors.end(), r.errors.begin(), r.errors.end());
+    }
     out.errors.insert(out.errors.end(), project.errors.begin(), project.errors.end());
     kept[&config] = std::move(project);
   }

@@ -45,6 +45,8 @@ struct WorkspaceResult {
   std::vector<std::string> unsupported;
   // Lines for the server's log (C++ units analysed, their compiler errors).
   std::vector<std::string> log;
+  // `stop` ended the analysis: nothing else here holds.
+  bool stopped = false;
 };
 
 class Workspace {
@@ -69,8 +71,9 @@ class Workspace {
 
   // Analyses every project of the workspace (one per configuration, as `check` groups them) that holds a
   // source, reusing the results of projects whose sources and configuration did not change.
-  // Never throws for bad input.
-  WorkspaceResult analyze();
+  // Never throws for bad input. `stop` is asked between the rounds of a Python analysis: true ends it, with
+  // a result that says `stopped`, and the next analyze() takes up what it made (parses and walks).
+  WorkspaceResult analyze(const std::function<bool()>& stop = {});
 
  private:
   struct State;

@@ -206,8 +206,9 @@ void Server::analyze(const std::function<bool()>& superseded) {
     if (it != documents_.end() && !path.empty()) workspace_->set_overlay(path, it->second.text());
   }
   changed_.clear();
-  engine::WorkspaceResult result = workspace_->analyze();
-  if (superseded && superseded()) return;  // newer edits are waiting: these results are stale
+  engine::WorkspaceResult result = workspace_->analyze(superseded);
+  // Newer edits are waiting: the results are stale (the next analysis takes up what this one made).
+  if (result.stopped || (superseded && superseded())) return;
   load_costs();
   if (costs_->report) {
     Report joined;

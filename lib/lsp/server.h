@@ -51,8 +51,9 @@ class Server {
   bool dirty() const { return dirty_; }
   // Background C++ analysis has results: publish them at the next analyze().
   void results_arrived() { dirty_ = true; }
-  // Analyses the workspace and publishes what changed. `superseded` is asked once the analysis is done:
-  // true drops its results (newer edits are waiting) and leaves the server dirty.
+  // Analyses the workspace and publishes what changed. `superseded` is asked between the rounds of the
+  // Python analysis and once it is done: true ends it, or drops its results (newer edits are waiting), and
+  // leaves the server dirty.
   void analyze(const std::function<bool()>& superseded = {});
 
   std::optional<Hover> hover(const std::string& uri, Position position);

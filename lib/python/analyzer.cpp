@@ -180,6 +180,7 @@ void parse_file(ParsedFile& file, const std::string& text, Parser& parser) {
   file.tree = std::move(tree);
   if (has_error(file.tree->root())) file.errors = syntax_errors(*file.tree, *file.src, kMaxSyntaxErrors);
   index_file(file);
+  file.names_device = std::make_shared<std::atomic<signed char>>(-1);
 }
 
 namespace {
@@ -270,32 +271,42 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     fm.raw_imports = consume ? std::move(pf.raw_imports) : pf.raw_imports;
     fm.comments = consume ? std::move(pf.comments) : pf.comments;
     fm.errors = consume ? std::move(pf.errors) : pf.errors;
+    fm.names_device = pf.names_device;
     if (consume) pf = ParsedFile{};  // its memory goes back for the rounds (the file model shares the tree)
   }
-
   link_project(p);
   const unsigned jobs = std::max(1u, options.jobs);
   std::vector<char> active;
   if (partial && partial->choose) active = partial->choose(p);
-  std::vector<FileOutput> outputs = run_rounds(p, largest_first(sizes), jobs, active.empty() ? nullptr : &active,
-                                               partial ? &partial->group_of : nullptr);
-
+  RoundsRun run;
+  run.active = active.empty() ? nullptr : &active;
+  run.memo = partial ? partial->memo : nullptr;
+  std::vector<FileOutput> outputs = run_rounds(p, largest_first(sizes), jobs, &run);
+  auto output = [&](std::size_t i) -> const FileOutput& { return run.replayed[i] ? *run.replayed[i] : outputs[i]; };
   // Notes on values of unknown device, in programs that never place data on a GPU, are dropped.
   std::vector<char> unknown_device(files.size(), 0);
   for (std::size_t i = 0; i < files.size(); ++i)
     if (active.empty() || active[i])
-      for (const Finding& f : outputs[i].findings) unknown_device[i] = unknown_device[i] || f.confidence == Confidence::Low;
+      for (const Finding& f : output(i).findings) unknown_device[i] = unknown_device[i] || f.confidence == Confidence::Low;
   const std::vector<char> cpu_only = cpu_only_programs(p, unknown_device);
-
+  std::vector<char> same(files.size(), 0);
+  if (partial && partial->same_result)
+    for (std::size_t i = 0; i < files.size(); ++i)
+      same[i] = (active.empty() || active[i]) && partial->same_result(i, run.replayed[i], cpu_only[i]);
   // Results, and the trees and the walks' outputs freed, on all threads.
   parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
     if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
-    r.findings = std::move(outputs[i].findings);
+    if (same[i]) {
+      fm.tree.reset();
+      return;
+    }
+    if (run.replayed[i]) r.findings = run.replayed[i]->findings;
+    else r.findings = std::move(outputs[i].findings);
     if (cpu_only[i])
       std::erase_if(r.findings, [](const Finding& f) { return f.confidence == Confidence::Low; });
-    if (const std::uint32_t line = outputs[i].depth_cut_line)
+    if (const std::uint32_t line = output(i).depth_cut_line)
       fm.errors.push_back(FileError{fm.path,
                                     "expressions here are nested more than " + std::to_string(walk::kMaxDepth) +
                                         " levels deep: the analysis stops at that depth, and reads nested deeper "
@@ -307,6 +318,12 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     fm.tree.reset();
     outputs[i] = FileOutput{};
   });
+  if (partial) {
+    partial->group_of = std::move(run.group_of);
+    partial->replayed = std::move(run.replayed);
+    partial->cpu_only = cpu_only;
+    partial->same = std::move(same);
+  }
   // The project's largest parts are freed on all threads too.
   parallel_for(3, jobs, [&](std::size_t part, unsigned) {
     if (part == 0) p.prev = Summaries{};

@@ -2,6 +2,8 @@
 // index (cross-file calls), and the SYNC rules. Produces core Findings; knows nothing of output formats.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,9 @@ namespace synclint::python {
 struct SourceFile {
   std::string path;  // as displayed and as it goes into findings ('/' separators)
   std::string text;  // UTF-8 (the engine rejects invalid UTF-8 before this point)
+  // When not 0, names the text: ProjectCache takes a file of the version it holds as it is (its text may
+  // then be left empty: ProjectCache::holds).
+  std::uint64_t version = 0;
 };
 
 struct Options {
@@ -24,7 +29,13 @@ struct Options {
   std::vector<std::string> hot_functions;   // per-step callback names (defaults + configuration)
   bool report_cold = false;                 // also report syncs in code that runs once (--all)
   unsigned jobs = 1;                        // worker threads for parsing and checking
+  // Asked before each round of walks (and by ProjectCache after parsing): true ends the analysis early by
+  // throwing AnalysisStopped (the language server's newer edits are waiting).
+  std::function<bool()> stop;
 };
+
+// Thrown when Options::stop ends an analysis (not a std::exception: it is no error).
+struct AnalysisStopped {};
 
 struct FileResult {
   std::string path;

@@ -149,7 +149,15 @@ std::vector<char> cpu_only_programs(const Project& p, const std::vector<char>& w
   // 0: not looked at yet, 1: names no device, 2: names one.
   std::vector<char> device(n, 0);
   auto names_device = [&](int f) {
-    if (!device[f]) device[f] = names_a_device(*p.files[f].tree, p.files[f].src->text()) ? 2 : 1;
+    if (!device[f]) {
+      const FileModel& fm = p.files[f];
+      signed char known = fm.names_device ? fm.names_device->load(std::memory_order_relaxed) : -1;
+      if (known < 0) {
+        known = names_a_device(*fm.tree, fm.src->text()) ? 1 : 0;
+        if (fm.names_device) fm.names_device->store(known, std::memory_order_relaxed);
+      }
+      device[f] = known ? 2 : 1;
+    }
     return device[f] == 2;
   };
   std::vector<int> seen(n, -1), queue;

@@ -1,5 +1,6 @@
 // Hot context: how often a site runs (loops, periodic guards, the heat of the function and the calling
 // chain that made it hot), and the wording of findings from it.
+#include <algorithm>
 #include <iterator>
 #include <unordered_set>
 
@@ -220,36 +221,60 @@ Lexical Walker::lexical() const {
   return l;
 }
 
-void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& related, Heat heat) const {
-  std::unordered_set<int> seen;
+}  // namespace synclint::python::walk
+
+namespace synclint::python {
+
+std::vector<ChainStep> chain_steps(const Project& p, int fn) {
+  std::vector<ChainStep> steps;
   int cur = fn;
-  while (cur >= 0 && seen.insert(cur).second && seen.size() < 32) {
-    const FuncHeat& fh = p_.heat[cur];
+  auto seen = [&](int f) {
+    return std::any_of(steps.begin(), steps.end(), [&](const ChainStep& s) { return s.func == f; });
+  };
+  while (cur >= 0 && !seen(cur) && steps.size() + 1 < 32) {
+    const FuncHeat& fh = p.heat[cur];
     if (fh.callback && fh.via < 0) {
-      const FuncInfo& fi = p_.funcs[cur];
-      const std::string_view loop = library_hook_loop(p_, cur);
+      steps.push_back({cur, -1});
+      break;
+    }
+    if (fh.via < 0 || static_cast<std::size_t>(fh.via) >= p.edges.size()) break;
+    steps.push_back({cur, fh.via});
+    const CallEdge& e = p.edges[fh.via];
+    if (e.lex.in_loop) break;
+    cur = e.caller;
+  }
+  return steps;
+}
+
+void call_chain(const Project& p, int fn, std::string& called, std::vector<RelatedLocation>& related, Heat heat) {
+  for (const ChainStep& step : chain_steps(p, fn)) {
+    if (step.edge < 0) {
+      const FuncInfo& fi = p.funcs[step.func];
+      const std::string_view loop = library_hook_loop(p, step.func);
       const std::string by = loop.empty() ? "" : " of " + std::string(loop);
       if (called.empty()) called = "`" + fi.name + "` is a per-step callback" + by;
       else called += " in per-step callback `" + fi.name + "`" + by;
       related.push_back({fi.name_range, "per-step callback `" + fi.name + "`"});
       return;
     }
-    if (fh.via < 0 || static_cast<std::size_t>(fh.via) >= p_.edges.size()) return;
-    const CallEdge& e = p_.edges[fh.via];
-    const SourceRange call = p_.range(e, e.call), loop = p_.range(e, e.lex.loop), guard = p_.range(e, e.lex.guard);
-    std::string msg = "called from " + p_.where(call);
-    if (e.lex.in_loop) msg += " inside loop at " + p_.where(loop);
-    if (e.lex.periodic && heat == Heat::Periodic) msg += " under the periodic guard at " + p_.where(guard);
+    const CallEdge& e = p.edges[step.edge];
+    const SourceRange call = p.range(e, e.call), loop = p.range(e, e.lex.loop), guard = p.range(e, e.lex.guard);
+    std::string msg = "called from " + p.where(call);
+    if (e.lex.in_loop) msg += " inside loop at " + p.where(loop);
+    if (e.lex.periodic && heat == Heat::Periodic) msg += " under the periodic guard at " + p.where(guard);
     related.push_back({call, msg});
-    if (e.lex.periodic) related.push_back({guard, "periodic guard at " + p_.where(guard)});
-    if (e.lex.in_loop) {
-      called = msg;
-      related.push_back({loop, "inside loop at " + p_.where(loop)});
-      return;
-    }
+    if (e.lex.periodic) related.push_back({guard, "periodic guard at " + p.where(guard)});
+    if (e.lex.in_loop) related.push_back({loop, "inside loop at " + p.where(loop)});
     called = msg;
-    cur = e.caller;
   }
+}
+
+}  // namespace synclint::python
+
+namespace synclint::python::walk {
+
+void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& related, Heat heat) const {
+  call_chain(p_, fn, called, related, heat);
 }
 
 std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "python/project.h"
+#include "python/walk_memo.h"
 
 namespace synclint::python {
 
@@ -33,6 +34,7 @@ struct ParsedFile {
   std::vector<FileModel::RawImport> raw_imports;
   std::vector<Comment> comments;
   std::vector<FileError> errors;  // syntax errors
+  std::shared_ptr<std::atomic<signed char>> names_device;  // FileModel::names_device
   std::shared_ptr<Reparse> reparse;  // when set, the parse starts from its tree, and leaves the new one there
 };
 
@@ -43,10 +45,20 @@ void parse_file(ParsedFile& file, const std::string& text, Parser& parser);
 void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs);
 
 // Which files of a linked project to walk (all when empty), and what a walk of some of them leaves for the
-// next one: each file's group at the end (the smallest file index in it; files not walked are alone).
+// next one.
 struct PartialRun {
   std::function<std::vector<char>(const Project&)> choose;
+  WalkMemo* memo = nullptr;  // gives and keeps walks (run_rounds)
+  // Is file i's result that of the last analysis, its last walk's output being `replayed` (the memo's, null
+  // when it walked) and its notes of unknown device dropped when `cpu_only`? Then its result holds its path
+  // only, and `same[i]` says so.
+  std::function<bool(std::size_t, const std::shared_ptr<const FileOutput>&, bool)> same_result;
+  // Out, per file: its group at the end (the smallest file index in it; files not walked are alone), the
+  // output its last walk took from the memo, whether its program is CPU-only, and same_result's answer.
   std::vector<std::size_t> group_of;
+  std::vector<std::shared_ptr<const FileOutput>> replayed;
+  std::vector<char> cpu_only;
+  std::vector<char> same;
 };
 
 // Analyses the parsed files as one project (analyze_project's results). With `consume`, the parsed files

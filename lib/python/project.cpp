@@ -164,6 +164,24 @@ const Value* Project::class_attr(int cls, const std::string& name) const {
   return nullptr;
 }
 
+bool abstract_body(const Project& p, int fn) {
+  const FuncInfo& fi = p.funcs[fn];
+  const SourceText& src = *p.files[fi.file].src;
+  auto text = [&](Node n) { return src.text(n); };
+  Node body = field(fi.node, "body");
+  if (null(body)) return false;
+  for (Node s : children(body)) {
+    if (!is_named(s) || kind(s) == K::Comment) continue;
+    const std::string_view t = text(s);
+    if (t == "pass" || t == "...") continue;
+    if (kind(s) == K::ExpressionStatement && named_count(s) == 1 && kind(named(s, 0)) == K::String) continue;
+    if (kind(s) == K::RaiseStatement && t.find("NotImplementedError") != std::string_view::npos) continue;
+    return false;
+  }
+  return true;
+}
+
+
 SourceRange Project::range(const CallEdge& e, const Span& s) const {
   return SourceRange{files[funcs[e.caller].file].path, s.begin, s.end};
 }

@@ -3,6 +3,7 @@
 // edges and the hot context ("heat") of every function.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -66,6 +67,9 @@ struct FileModel {
   std::unordered_map<std::string, int> top_funcs, top_classes;
   std::vector<Comment> comments;
   std::vector<FileError> errors;
+  // Whether the file's code names a device (cpu_only.h): -1 until asked, then 0 or 1. Shared with the parse
+  // it comes from, which the language server keeps while the text stays the same.
+  std::shared_ptr<std::atomic<signed char>> names_device;
   // Raw imports before resolution: (alias, level, module, symbol)
   struct RawImport {
     std::string alias;
@@ -166,5 +170,9 @@ struct Project {
 // index (each file under the last one to four parts of its dotted name), every file's imports resolved to
 // project files and symbols, and the project classes among each class's bases (is_module set through them).
 void link_project(Project& p);
+
+// Does project function `fn` only declare itself (a docstring, `pass`, `...`, `raise NotImplementedError`)?
+// A base class's loop calling it through `self` runs the subclasses' overrides.
+bool abstract_body(const Project& p, int fn);
 
 }  // namespace synclint::python

@@ -10,15 +10,22 @@ namespace synclint::python {
 
 struct ProjectCache::Kept {
   ParsedFile parsed;
+  std::uint64_t version = 0;         // a new one for each text
+  std::uint64_t source_version = 0;  // SourceFile::version of the text, when the caller named it
   bool analysed = false;
   FileResult result;        // of the last analysis
+  // What made it: the memo's output its last walk took (null when it walked), and whether its notes of
+  // unknown device were dropped.
+  std::shared_ptr<const FileOutput> origin;
+  bool cpu_only = false;
   std::uint64_t group = 0;  // the key of its group in the last analysis
 };
 
 ProjectCache::ProjectCache() = default;
 ProjectCache::~ProjectCache() = default;
 
-std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& files, const Options& options) {
+std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& files, const Options& options,
+                                              std::vector<char>* same) {
   const bool same_options = hot_functions_ == options.hot_functions && report_cold_ == options.report_cold;
   hot_functions_ = options.hot_functions;
   report_cold_ = options.report_cold;
@@ -34,14 +41,17 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       members[i] = same->second.get();
       continue;
     }
-    const std::size_t hash = std::hash<std::string>{}(f.text);
     auto it = files_.find(f.path);
+    const bool same_version = it != files_.end() && f.version != 0 && it->second->source_version == f.version;
+    const std::size_t hash = same_version ? 0 : std::hash<std::string>{}(f.text);
     std::unique_ptr<Kept> k;
-    if (it != files_.end() && it->second->parsed.hash == hash && it->second->parsed.text == f.text) {
+    if (same_version || (it != files_.end() && it->second->parsed.hash == hash && it->second->parsed.text == f.text)) {
       k = std::move(it->second);
+      k->source_version = f.version;
       files_.erase(it);
     } else {
       k = std::make_unique<Kept>();
+      k->version = ++versions_;
       if (it != files_.end()) {  // edited: parsed from its last tree from now on
         std::shared_ptr<Reparse> reparse = std::move(it->second->parsed.reparse);
         if (!reparse) reparse = std::make_shared<Reparse>();
@@ -51,12 +61,16 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       k->parsed.path = f.path;
       k->parsed.text = f.text;
       k->parsed.hash = hash;
+      k->source_version = f.version;
       texts.push_back(&k->parsed.text);
       to_parse.push_back(&k->parsed);
     }
     members[i] = k.get();
     kept.emplace(f.path, std::move(k));
   }
+  if (!same_options) memo_.clear();
+  std::vector<std::uint64_t> versions(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) versions[i] = members[i]->version;
   parse_files(texts, to_parse, options.jobs);
   parsed_last_ = to_parse.size();
 
@@ -66,6 +80,11 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   for (const auto& [path, k] : files_)
     if (k->analysed) lost.insert(k->group);
   files_ = std::move(kept);
+  if (options.stop && options.stop()) {  // the groups these edits touch are walked next time
+    for (Kept* k : members)
+      if (!same_options || lost.count(k->group)) k->analysed = false;
+    throw AnalysisStopped{};
+  }
 
   // The files to walk: the groups (as the last analysis left them, joined by the imports of now) that
   // hold a file not analysed as it is now.
@@ -88,33 +107,66 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       if (!same_options || !members[i]->analysed || lost.count(members[i]->group)) walk[groups.find(i)] = 1;
     for (std::size_t i = 0; i < n; ++i) active[i] = walk[groups.find(i)];
     walked = active;
+    memo_.begin(p, versions);
     return active;
+  };
+  partial.memo = &memo_;
+  partial.same_result = [&](std::size_t i, const std::shared_ptr<const FileOutput>& origin, bool cpu_only) {
+    const Kept& k = *members[i];
+    return k.analysed && origin && origin == k.origin && cpu_only == k.cpu_only;
   };
   std::vector<ParsedFile*> parsed(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) parsed[i] = &members[i]->parsed;
   std::vector<FileResult> results;
   try {
     results = analyze_parsed(parsed, options, /*consume=*/false, &partial);
+  } catch (const AnalysisStopped&) {
+    // The parses and the walks made stay; the files of the groups it was walking are walked next time.
+    for (std::size_t i = 0; i < walked.size(); ++i)
+      if (walked[i]) members[i]->analysed = false;
+    memo_.end();
+    throw;
   } catch (...) {
     files_.clear();  // the groups' results are not known: the next analysis starts afresh
+    memo_.clear();
     throw;
   }
+  memo_.end();
 
   // Walked files keep their new results and groups; the others give their kept results.
   ++generation_;
   walked_last_ = 0;
+  if (same) same->assign(files.size(), 0);
   for (std::size_t i = 0; i < files.size(); ++i) {
     Kept& k = *members[i];
-    if (i < walked.size() && walked[i]) {
-      k.result = results[i];
+    const bool was_walked = i < walked.size() && walked[i];
+    if (was_walked) {
       k.group = (generation_ << 32) | partial.group_of[i];
-      k.analysed = true;
       ++walked_last_;
+    }
+    if (was_walked && !partial.same[i]) {
+      k.result = results[i];
+      k.origin = partial.replayed[i];
+      k.cpu_only = partial.cpu_only[i];
+      k.analysed = true;
+    } else if (same) {
+      (*same)[i] = 1;
     } else {
       results[i] = k.result;
     }
   }
   return results;
+}
+
+bool ProjectCache::holds(const std::string& path, std::uint64_t version) const {
+  auto it = files_.find(path);
+  return version != 0 && it != files_.end() && it->second->source_version == version;
+}
+
+FileResult ProjectCache::result_of(const std::string& path) const {
+  auto it = files_.find(path);
+  if (it == files_.end()) return FileResult{path, {}, {}, {}};
+  return it->second->result;
 }
 
 }  // namespace synclint::python

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "python/analyzer.h"
+#include "python/walk_memo.h"
 
 namespace synclint::python {
 
@@ -27,11 +28,23 @@ class ProjectCache {
   // analyze_project(files, options), reusing what the last call left for files whose path and text did not
   // change; files absent from `files` are forgotten. `options` must judge as the last call's did (the same
   // catalog contents): a change of hot functions or report_cold analyses everything again.
-  std::vector<FileResult> analyze(const std::vector<SourceFile>& files, const Options& options);
+  // With `same`, the files whose result is the last call's are marked there, and their results hold their
+  // paths only.
+  std::vector<FileResult> analyze(const std::vector<SourceFile>& files, const Options& options,
+                                  std::vector<char>* same = nullptr);
+
+  // Does it hold version `version` (not 0) of `path`'s text? analyze() then needs no text for it.
+  bool holds(const std::string& path, std::uint64_t version) const;
+
+  // The result the last analyze() gave for `path` (empty when it had none).
+  FileResult result_of(const std::string& path) const;
 
   // How many files the last analyze() parsed, and how many it walked (the others kept their results).
   std::size_t parsed_last() const { return parsed_last_; }
   std::size_t walked_last() const { return walked_last_; }
+  // Of the walks of the last analyze(), how many were taken from earlier ones (WalkMemo), and how many made.
+  std::size_t walks_replayed_last() const { return memo_.replayed(); }
+  std::size_t walks_made_last() const { return memo_.walked(); }
 
  private:
   struct Kept;
@@ -39,8 +52,10 @@ class ProjectCache {
   std::vector<std::string> hot_functions_;
   bool report_cold_ = false;
   std::uint64_t generation_ = 0;  // of the groups' keys
+  std::uint64_t versions_ = 0;    // of the kept texts
   std::size_t parsed_last_ = 0;
   std::size_t walked_last_ = 0;
+  WalkMemo memo_;
 };
 
 }  // namespace synclint::python

@@ -158,9 +158,37 @@ std::vector<FuncHeat> compute_heat(std::vector<FuncHeat> h, const std::vector<co
   return h;
 }
 
+// Each file's output of its last walk: its own, or one kept by the memo (shared, copied only when a partial
+// walk starts from it or its findings are given back).
+class Outputs {
+ public:
+  explicit Outputs(std::size_t n) : own_(n), kept_(n) {}
+  const FileOutput& operator[](std::size_t i) const { return kept_[i] ? *kept_[i] : own_[i]; }
+  // The output to write a walk into (emptied), or, with `take`, to walk again from.
+  FileOutput& own(std::size_t i, bool take) {
+    if (kept_[i]) {
+      if (take) own_[i] = *kept_[i];
+      kept_[i].reset();
+    }
+    if (!take) own_[i] = FileOutput{};
+    return own_[i];
+  }
+  void keep(std::size_t i, std::shared_ptr<const FileOutput> out) {
+    kept_[i] = std::move(out);
+    own_[i] = FileOutput{};
+  }
+  const std::vector<std::shared_ptr<const FileOutput>>& replayed() const { return kept_; }
+  // The outputs of the files that walked (empty for those whose last walk was kept).
+  std::vector<FileOutput> release() { return std::move(own_); }
+
+ private:
+  std::vector<FileOutput> own_;
+  std::vector<std::shared_ptr<const FileOutput>> kept_;
+};
+
 // Joins what the files in `walked` read (the others' outputs are unchanged since they were joined); the
 // imports, which never change, only when `imports` is set.
-void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutput>& outputs,
+void join_reads(FileGroups& groups, const Project& p, const Outputs& outputs,
                 const std::vector<std::size_t>& walked, bool imports) {
   auto file_of = [&](int f) { return static_cast<std::size_t>(p.funcs[f].file); };
   for (std::size_t i = 0; imports && i < p.files.size(); ++i)
@@ -178,7 +206,9 @@ void join_reads(FileGroups& groups, const Project& p, const std::vector<FileOutp
 }  // namespace
 
 std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs,
-                                   const std::vector<char>* active, std::vector<std::size_t>* group_of) {
+                                   RoundsRun* run) {
+  const std::vector<char>* active = run ? run->active : nullptr;
+  WalkMemo* memo = run ? run->memo : nullptr;
   FileGroups groups(p.files.size());
   std::vector<char> stopped(p.files.size(), 0);  // by group root: its budget ended its rounds
   // Rounds of walks until the summaries and the heat are stable. After the first round only the files
@@ -186,7 +216,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   size_summaries(p.prev, p);
   const std::vector<FuncHeat> callbacks = callback_heat(p);
   p.heat = callbacks;
-  std::vector<FileOutput> outputs(p.files.size());
+  Outputs outputs(p.files.size());
   std::vector<char> dirty = active ? *active : std::vector<char>(p.files.size(), 1);
   std::vector<char> func_dirty(p.funcs.size(), 0);  // after a round: something the function read changed
   std::vector<char> again(p.files.size(), 0);       // walked only in part (walk_file_again)
@@ -195,6 +225,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
   for (std::size_t f = 0; f < p.funcs.size(); ++f) funcs_of[p.funcs[f].file].push_back(static_cast<int>(f));
   for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of[p.classes[c].file].push_back(static_cast<int>(c));
   for (int round = 0; round < kMaxRounds; ++round) {
+    if (p.options->stop && p.options->stop()) throw AnalysisStopped{};
     size_summaries(p.next, p);
     // After the first round, a file walked again keeps the output of its functions that need no new walk.
     // The walks read only the previous round's summaries of other files, so the files not walked take
@@ -213,17 +244,25 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
       for (const CallEdge& e : outputs[i].edges)
         if (e.callee >= 0) touched[e.callee] = 1;
       again[i] = 1;
-      for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
-      p.next.globals[i] = p.prev.globals[i];
     }
     parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
       const std::size_t i = todo[k];
-      if (again[i]) {
-        walk_file_again(p, static_cast<int>(i), std::move(outputs[i]), func_dirty, outputs[i]);
-      } else {
-        outputs[i] = FileOutput{};
-        walk_file(p, static_cast<int>(i), true, outputs[i]);
+      if (memo) {
+        if (std::shared_ptr<const FileOutput> kept = memo->replay(p, i)) {
+          outputs.keep(i, std::move(kept));
+          return;
+        }
       }
+      if (again[i]) {
+        // The functions it does not walk again keep their summaries, and its module names stay until walked.
+        for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
+        p.next.globals[i] = p.prev.globals[i];
+        FileOutput& out = outputs.own(i, true);
+        walk_file_again(p, static_cast<int>(i), std::move(out), func_dirty, out);
+      } else {
+        walk_file(p, static_cast<int>(i), true, outputs.own(i, false));
+      }
+      if (memo) memo->record(p, i, outputs[i]);
     });
     for (std::size_t i : todo)
       for (const CallEdge& e : outputs[i].edges)
@@ -244,8 +283,8 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     });
     count_module_parameters(p);
     std::vector<const CallEdge*> edges;
-    for (const FileOutput& o : outputs)
-      for (const CallEdge& e : o.edges) edges.push_back(&e);
+    for (std::size_t i = 0; i < p.files.size(); ++i)
+      for (const CallEdge& e : outputs[i].edges) edges.push_back(&e);
     parameter_facts(p, edges, touched, walked, jobs);
     std::vector<FuncHeat> heat = compute_heat(callbacks, edges);
     // The next round reads only the edges that made functions hot (Walker::chain), while the files it walks
@@ -258,7 +297,6 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
       if (added) p.edges.push_back(*edges[h.via]);
       h.via = it->second;
     }
-
     // What changed, and which files read it.
     // A changed result or effect matters to the callers; changed parameter facts, or a changed heat of a
     // function that has sites to report, matter to the function's own file.
@@ -352,14 +390,15 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     }
     if (!more) break;
   }
-  if (group_of) {
+  if (run) {
     std::vector<std::size_t> all(p.files.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     join_reads(groups, p, outputs, all, true);
-    group_of->resize(p.files.size());
-    for (std::size_t i = 0; i < p.files.size(); ++i) (*group_of)[i] = groups.find(i);
+    run->group_of.resize(p.files.size());
+    for (std::size_t i = 0; i < p.files.size(); ++i) run->group_of[i] = groups.find(i);
+    run->replayed = outputs.replayed();
   }
-  return outputs;
+  return outputs.release();
 }
 
 }  // namespace synclint::python

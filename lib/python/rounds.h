@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "python/project.h"
+#include "python/walk_memo.h"
 #include "python/walker.h"
 
 namespace synclint::python {
@@ -37,12 +39,21 @@ class FileGroups {
 // every function stop changing: at most 8 rounds, and after the second, for each group of files that read
 // from each other, only while that group's files to walk again are few (a small project converges fully, a
 // large corpus stops early, and a file's findings do not depend on unrelated files in the same run).
-// Returns each file's output of its last walk, findings included.
-// With `active`, only the files marked there are walked (a union of whole groups: the others' findings
-// would be those of a run on all files, and these files' findings are); with `group_of`, each file's
-// group at the end is the smallest file index in it.
+// Returns each file's output of its last walk, findings included, but for those whose last walk took a kept
+// output (RoundsRun::replayed). Options::stop may end the rounds early by throwing AnalysisStopped.
+struct RoundsRun {
+  // Only the files marked here are walked (a union of whole groups: the others' findings would be those of
+  // a run on all files, and these files' findings are); all when null.
+  const std::vector<char>* active = nullptr;
+  // A walk whose inputs are those of a walk kept here takes its output (WalkMemo::replay); the walks
+  // made are kept.
+  WalkMemo* memo = nullptr;
+  // Out: each file's group at the end (the smallest file index in it), and the kept output its last walk
+  // took from `memo` (null when it walked).
+  std::vector<std::size_t> group_of;
+  std::vector<std::shared_ptr<const FileOutput>> replayed;
+};
 std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs,
-                                   const std::vector<char>* active = nullptr,
-                                   std::vector<std::size_t>* group_of = nullptr);
+                                   RoundsRun* run = nullptr);
 
 }  // namespace synclint::python

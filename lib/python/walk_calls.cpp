@@ -203,22 +203,6 @@ Value Walker::new_timer(const CallInfo& ci) {
   return v;
 }
 
-// Does function `fn` only declare itself (a docstring, `pass`, `...`, `raise NotImplementedError`)? A base
-// class's loop calling it through `self` runs the subclasses' overrides.
-bool Walker::abstract_body(int fn) const {
-  Node body = field(p_.funcs[fn].node, "body");
-  if (null(body)) return false;
-  for (Node s : children(body)) {
-    if (!is_named(s) || kind(s) == K::Comment) continue;
-    const std::string_view t = text(s);
-    if (t == "pass" || t == "...") continue;
-    if (kind(s) == K::ExpressionStatement && named_count(s) == 1 && kind(named(s, 0)) == K::String) continue;
-    if (kind(s) == K::RaiseStatement && t.find("NotImplementedError") != std::string_view::npos) continue;
-    return false;
-  }
-  return true;
-}
-
 // `self.run_step()` in a base class whose `run_step` is abstract: the call runs the overrides of the project
 // subclasses (a trainer's loop in the base, its step in each subclass).
 void Walker::override_calls(int cls, std::string_view m, const CallInfo& ci, bool& work, bool& syncs) {
@@ -240,7 +224,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
     const int target = p_.find_method(rv.id, m);
     if (target >= 0) {
       Value r = project_call(target, ci, true, work, syncs);
-      if (text(ci.receiver) == "self" && abstract_body(target)) override_calls(rv.id, m, ci, work, syncs);
+      if (text(ci.receiver) == "self" && abstract_body(p_, target)) override_calls(rv.id, m, ci, work, syncs);
       if (r.kind != VK::Unknown || rv.kind == VK::Instance) return r;
     } else if (const Value* a = class_attr(rv.id, std::string(m))) {
       if (a->kind == VK::Module || a->kind == VK::Instance) {

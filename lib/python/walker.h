@@ -45,4 +45,18 @@ void walk_file(Project& project, int file, bool emit, FileOutput& out);
 // keep their output (`project.next` holds their summaries and module names on entry; the file's class
 // attributes are joined again). Gives what walk_file gives.
 void walk_file_again(Project& project, int file, FileOutput&& old, const std::vector<char>& dirty, FileOutput& out);
+
+// The calling chain that made function `fn` hot: each function on it from `fn` up, with the call edge
+// (an index into project.edges) that made it hot, or -1 for a per-step callback, where the chain ends. It
+// also ends at a call inside a loop, at a function that is not hot, and after 31 steps or a cycle.
+struct ChainStep {
+  int func = -1;
+  int edge = -1;
+};
+std::vector<ChainStep> chain_steps(const Project& p, int fn);
+
+// The calling chain that made function `fn` hot, as a finding in it tells it: `called` ("called from
+// train.py:12 inside loop at train.py:10") and the related locations, from the heat and call edges of `p`.
+// `heat` is the finding's (a periodic one names the caller's guard).
+void call_chain(const Project& p, int fn, std::string& called, std::vector<RelatedLocation>& related, Heat heat);
 }  // namespace synclint::python

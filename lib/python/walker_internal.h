@@ -130,7 +130,6 @@ class Walker final : public Checker {
   Value call_result(CallInfo& ci, const Value& callee, bool is_method, bool& work, bool& syncs);
   Value new_timer(const CallInfo& ci);
   Value method_result(CallInfo& ci, bool& work, bool& syncs);
-  bool abstract_body(int fn) const;
   void override_calls(int cls, std::string_view m, const CallInfo& ci, bool& work, bool& syncs);
   Value module_call(const Value& mod, const CallInfo& ci, bool& work, bool& syncs);
   Value project_call(int callee, const CallInfo& ci, bool bound, bool& work, bool& syncs);

@@ -145,7 +145,8 @@ TEST(ProjectCache, GroupsJoinedByANewImportOrLeftByARemovedFile) {
 }
 
 // Random edits (fixed seed): characters typed and deleted anywhere, lines replaced by code that moves calls
-// in and out of loops, imports added, files added and removed. After each edit, the kept project's results
+// in and out of loops, imports added, files added and removed; after some edits, an analysis stopped early
+// (after the parse, or before one of its rounds) comes first. After each edit, the kept project's results
 // are those of a run from scratch.
 TEST(ProjectCache, RandomEditsGiveTheResultsOfAnAnalysisFromScratch) {
   const std::vector<std::string> lines = {
@@ -160,6 +161,8 @@ TEST(ProjectCache, RandomEditsGiveTheResultsOfAnAnalysisFromScratch) {
   std::vector<SourceFile> files = project();
   ProjectCache cache;
   int walked_less = 0;
+  std::size_t replayed = 0, made = 0;
+  int stopped = 0;
   for (int step = 0; step < 300; ++step) {
     const std::size_t op = pick(10);
     if (op == 0 && files.size() < 7) {
@@ -183,10 +186,122 @@ TEST(ProjectCache, RandomEditsGiveTheResultsOfAnAnalysisFromScratch) {
     std::vector<SourceFile> sorted = files;
     std::sort(sorted.begin(), sorted.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
     const Options o = options(/*report_cold=*/step % 50 >= 40);
+    if (step % 4 == 1) {
+      Options stopping = o;
+      int checks = static_cast<int>(pick(3));
+      stopping.stop = [&] { return checks-- == 0; };
+      try {
+        (void)cache.analyze(sorted, stopping);
+      } catch (const AnalysisStopped&) {
+        ++stopped;
+      }
+    }
     ASSERT_EQ(dump(cache.analyze(sorted, o)), dump(analyze_project(sorted, o))) << "after edit " << step;
     if (cache.walked_last() < sorted.size()) ++walked_less;
+    replayed += cache.walks_replayed_last();
+    made += cache.walks_made_last();
   }
   EXPECT_GT(walked_less, 30);  // the groups left alone were not walked
+  EXPECT_GT(replayed, 0u);  // some walks were taken from an earlier analysis
+  EXPECT_GT(stopped, 30);
+}
+
+// A training script calls a helper of each of eight modules in its loop. Commenting out its first line (an
+// import no other file reads) and typing in its loop's body walks the script alone: the helpers' modules
+// take their walks from the last analysis, and the results are a run's from scratch.
+TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
+  std::vector<SourceFile> files;
+  std::string train = "import torch\n";
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = std::to_string(i);
+    files.push_back({"ws/mod_" + n + ".py", "import torch\n\ndef helper_" + n +
+                                               "(model, batch):\n    out = model(batch.cuda())\n    return out.sum()\n"});
+    train += "from mod_" + n + " import helper_" + n + "\n";
+  }
+  train += "\ndef train(model, loader):\n    for batch in loader:\n";
+  for (int i = 0; i < 8; ++i) train += "        helper_" + std::to_string(i) + "(model, batch).item()\n";
+  files.push_back({"ws/train.py", train});
+  ProjectCache cache;
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+  const std::size_t first = cache.walks_made_last();
+  EXPECT_GE(first, 9u);
+  std::string& text = files.back().text;
+  const std::size_t loop = text.find(" in loader") + 10, line_end = text.find('\n', text.find("helper_3(model"));
+  for (int k = 0; k < 6; ++k) {
+    if (k == 0) text.insert(0, "#");  // `import torch` commented out
+    else if (k == 1) text.erase(0, 1);
+    else if (k == 2) text.insert(loop, "1");  // a name typed into: `loader1`
+    else if (k == 3) text.erase(loop, 1);
+    else if (k == 4) text.insert(line_end, "  # checked");  // a comment after a call
+    else text.erase(line_end, 11);
+    EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options()))) << "edit " << k;
+    EXPECT_EQ(cache.walked_last(), files.size()) << "edit " << k;  // one group
+    EXPECT_LE(cache.walks_made_last(), 3u) << "edit " << k;         // the script's, one per round
+    EXPECT_GE(cache.walks_replayed_last(), 8u) << "edit " << k;
+  }
+  // With `same`, the modules' results are marked as the last call's (and not given again); the script's
+  // result changes with its edit.
+  text.insert(0, "#");
+  std::vector<char> same;
+  const std::vector<FileResult> results = cache.analyze(files, options(), &same);
+  ASSERT_EQ(same.size(), files.size());
+  for (std::size_t i = 0; i + 1 < files.size(); ++i) {
+    EXPECT_TRUE(same[i]) << files[i].path;
+    EXPECT_TRUE(results[i].findings.empty() && results[i].comments.empty()) << files[i].path;
+  }
+  EXPECT_FALSE(same.back());
+  EXPECT_EQ(dump({results.back()}), dump({analyze_project(files, options()).back()}));
+}
+
+// An analysis stopped after the parse or before a round leaves the next one the work it did not finish: the
+// group of a file that went away, every group after a change of options, an edited file's group.
+TEST(ProjectCache, AnAnalysisStoppedEarlyLeavesItsWorkToTheNext) {
+  for (int checks = 0; checks < 3; ++checks) {
+    ProjectCache cache;
+    std::vector<SourceFile> files = project();
+    files.push_back({"proj/warmup.py", "import torch\n\nprint(torch.ones(1).cuda().item())\n"});  // cold
+    std::string before = dump(cache.analyze(files, options()));
+    auto stopped_then_complete = [&](const Options& o, const std::string& what) {
+      Options stopping = o;
+      int left = checks;
+      stopping.stop = [&] { return left-- == 0; };
+      EXPECT_THROW((void)cache.analyze(files, stopping), AnalysisStopped) << what << ", check " << checks;
+      const std::string now = dump(analyze_project(files, o));
+      EXPECT_NE(now, before) << what;  // the change shows in the results
+      EXPECT_EQ(dump(cache.analyze(files, o)), now) << what << ", check " << checks;
+      before = now;
+    };
+    files.erase(files.begin());  // model.py: `Net()` in train.py resolves no more
+    stopped_then_complete(options(), "a file gone");
+    stopped_then_complete(options(/*report_cold=*/true), "other options");
+    files[1].text.replace(files[1].text.find("    for batch"), 4, "");  // train.py's loop gone
+    stopped_then_complete(options(/*report_cold=*/true), "an edit");
+  }
+}
+
+// A file given by version (SourceFile::version) that the cache holds needs no text; a new version is
+// parsed again.
+TEST(ProjectCache, AFileOfTheVersionItHoldsNeedsNoText) {
+  std::vector<SourceFile> files = project();
+  for (std::size_t i = 0; i < files.size(); ++i) files[i].version = i + 1;
+  ProjectCache cache;
+  const std::string first = dump(cache.analyze(files, options()));
+  std::vector<SourceFile> by_version = files;
+  for (SourceFile& f : by_version) {
+    EXPECT_TRUE(cache.holds(f.path, f.version)) << f.path;
+    f.text.clear();
+  }
+  EXPECT_FALSE(cache.holds(files[0].path, 99));
+  EXPECT_FALSE(cache.holds(files[0].path, 0));
+  EXPECT_EQ(dump(cache.analyze(by_version, options())), first);
+  EXPECT_EQ(cache.parsed_last(), 0u);
+  by_version[2] = files[2];  // train.py, edited
+  by_version[2].text.replace(by_version[2].text.find("        log_stats(loss)"), 8, "    ");
+  by_version[2].version = 10;
+  std::vector<SourceFile> edited = files;
+  edited[2] = by_version[2];
+  EXPECT_EQ(dump(cache.analyze(by_version, options())), dump(analyze_project(edited, options())));
+  EXPECT_EQ(cache.parsed_last(), 1u);
 }
 
 

@@ -1,0 +1,316 @@
+#include "python/walk_memo.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
+
+namespace synclint::python {
+
+struct WalkMemo::Walk {
+  // What the walk read: summaries of functions it called or tested (their results), its own functions'
+  // parameter facts and heats, class attributes and other files' module-level names (absent or a value),
+  // and the calling chain of each function with a finding (its messages name the chain).
+  std::vector<std::pair<int, FuncSummary>> callees;
+  std::vector<std::vector<Value>> params;  // by own function, in funcs_of_ order
+  std::vector<FuncHeat> heat;              // likewise
+  std::vector<std::tuple<int, std::string, std::optional<Value>>> class_reads, global_reads;
+  std::vector<std::pair<int, std::vector<std::int64_t>>> chains;
+  // What it wrote.
+  FileOutput out;
+  std::vector<FuncSummary> funcs;  // in funcs_of_ order
+  Env globals;
+  std::vector<std::unordered_map<std::string, Value>> class_attrs;  // in classes_of_ order
+};
+
+namespace {
+
+// A 64-bit digest of the parts it is fed, in order.
+class Digest {
+ public:
+  Digest& operator<<(std::string_view s) { return mix(std::hash<std::string_view>{}(s) ^ (s.size() << 1)); }
+  Digest& operator<<(std::int64_t v) { return mix(static_cast<std::uint64_t>(v)); }
+  std::uint64_t value() const { return h_; }
+
+ private:
+  Digest& mix(std::uint64_t v) {
+    h_ = (h_ ^ (v + 0x9e3779b97f4a7c15ull + (h_ << 6) + (h_ >> 2))) * 0xff51afd7ed558ccdull;
+    return *this;
+  }
+  std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+template <class Map>
+std::vector<std::pair<std::string, int>> sorted_ids(const Map& m) {
+  std::vector<std::pair<std::string, int>> v(m.begin(), m.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// What walks of other files may read of the index: each function's and class's declaration (and whether a
+// method only declares itself), each file's functions and top-level names. Positions are left out: a walk
+// names another file's positions only through calling chains, which replay() compares.
+std::vector<std::uint64_t> layout_of(const Project& p) {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(p.funcs.size() + p.classes.size() + p.files.size());
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) {
+    const FuncInfo& fi = p.funcs[f];
+    Digest d;
+    d << fi.file << fi.name << fi.qualname << fi.cls << fi.parent << fi.module_body << fi.bound_first
+      << fi.has_nested << static_cast<std::int64_t>(fi.params.size());
+    for (const std::string& param : fi.params) d << param;
+    for (Node n : fi.defaults) d << !null(n);
+    d << (fi.cls >= 0 && abstract_body(p, static_cast<int>(f)));
+    keys.push_back(d.value());
+  }
+  for (const ClassInfo& c : p.classes) {
+    Digest d;
+    d << c.file << c.name << c.is_module;
+    for (const std::string& b : c.bases) d << b;
+    d << "|";
+    for (int b : c.base_ids) d << b;
+    d << "|";
+    for (int s : c.subclasses) d << s;
+    for (const auto& [name, id] : sorted_ids(c.methods)) d << name << id;
+    keys.push_back(d.value());
+  }
+  for (const FileModel& fm : p.files) {
+    Digest d;
+    d << fm.module_func;
+    for (int f : fm.funcs) d << f;
+    d << "|";
+    for (const auto& [name, id] : sorted_ids(fm.top_funcs)) d << name << id;
+    d << "|";
+    for (const auto& [name, id] : sorted_ids(fm.top_classes)) d << name << id;
+    keys.push_back(d.value());
+  }
+  return keys;
+}
+
+std::uint64_t bindings_of(const FileModel& fm) {
+  std::map<std::string, const Binding*> sorted;
+  for (const auto& [alias, b] : fm.imports) sorted.emplace(alias, &b);
+  Digest d;
+  for (const auto& [alias, b] : sorted) d << alias << b->dotted << b->file << b->symbol;
+  return d.value();
+}
+
+// The name other files import file `fm` by: its file name without `.py`, or its folder's for `__init__.py`.
+std::string module_stem(const std::string& path) {
+  std::string name = path.substr(path.rfind('/') + 1);
+  if (name.ends_with(".py")) name.resize(name.size() - 3);
+  if (name == "__init__") {
+    const std::string dir = path.substr(0, path.rfind('/'));
+    name = dir.substr(dir.rfind('/') + 1);
+  }
+  return name;
+}
+
+// Could another file's walk read file `file`'s imports: a binding to it, or an import that names it?
+bool imported(const Project& p, std::size_t file) {
+  const std::string stem = module_stem(p.files[file].path);
+  auto names = [&](std::string_view dotted) {
+    for (std::size_t at = 0; at <= dotted.size();) {
+      const std::size_t dot = std::min(dotted.find('.', at), dotted.size());
+      if (dotted.substr(at, dot - at) == stem) return true;
+      at = dot + 1;
+    }
+    return false;
+  };
+  for (const FileModel& fm : p.files) {
+    for (const auto& [alias, b] : fm.imports)
+      if (b.file == static_cast<int>(file)) return true;
+    for (const FileModel::RawImport& r : fm.raw_imports)
+      if (names(r.module) || r.symbol == stem) return true;
+  }
+  return false;
+}
+
+// A parameter's fact as a walk reads it (bind_params): unknown when no call site tells it.
+const Value& param_as_read(const FuncSummary& s, std::size_t i) {
+  static const Value unknown;
+  return i < s.param_known.size() && s.param_known[i] && s.params[i].kind != VK::Unknown ? s.params[i] : unknown;
+}
+
+std::vector<Value> params_as_read(const FuncSummary& s, std::size_t count) {
+  std::vector<Value> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = param_as_read(s, i);
+  return v;
+}
+
+std::optional<Value> entry(const std::unordered_map<std::string, Value>& m, const std::string& name) {
+  auto it = m.find(name);
+  if (it == m.end()) return std::nullopt;
+  return it->second;
+}
+
+bool same(const std::optional<Value>& a, const std::optional<Value>& b) {
+  return a.has_value() == b.has_value() && (!a || a->same(*b));
+}
+
+// What a finding's message and related locations take from the calling chain of `fn`: its steps, each
+// call edge's caller, callee, positions and loop context, and each callback's name position.
+std::vector<std::int64_t> chain_of(const Project& p, int fn) {
+  std::vector<std::int64_t> key;
+  auto add = [&](const Position& at) {
+    key.push_back(at.line);
+    key.push_back(at.column);
+  };
+  for (const ChainStep& step : chain_steps(p, fn)) {
+    key.push_back(step.func);
+    key.push_back(step.edge < 0 ? -1 : 0);
+    if (step.edge < 0) {
+      add(p.funcs[step.func].name_range.begin);
+      add(p.funcs[step.func].name_range.end);
+      continue;
+    }
+    const CallEdge& e = p.edges[step.edge];
+    key.push_back(e.caller);
+    key.push_back(e.callee);
+    key.push_back(e.lex.in_loop + 2 * e.lex.periodic);
+    for (const Span* s : {&e.call, &e.lex.loop, &e.lex.guard}) {
+      add(s->begin);
+      add(s->end);
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
+WalkMemo::WalkMemo() = default;
+WalkMemo::~WalkMemo() = default;
+
+void WalkMemo::clear() {
+  paths_.clear();
+  versions_.clear();
+  layout_.clear();
+  bindings_.clear();
+  kept_.clear();
+  fresh_.clear();
+}
+
+void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& versions) {
+  replayed_ = 0;
+  walked_ = 0;
+  const std::size_t n = p.files.size();
+  funcs_of_.assign(n, {});
+  classes_of_.assign(n, {});
+  for (std::size_t f = 0; f < p.funcs.size(); ++f) funcs_of_[p.funcs[f].file].push_back(static_cast<int>(f));
+  for (std::size_t c = 0; c < p.classes.size(); ++c) classes_of_[p.classes[c].file].push_back(static_cast<int>(c));
+
+  std::vector<std::string> paths(n);
+  std::vector<std::uint64_t> bindings(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    paths[i] = p.files[i].path;
+    bindings[i] = bindings_of(p.files[i]);
+  }
+  std::vector<std::uint64_t> layout = layout_of(p);
+  bool valid = paths == paths_ && layout == layout_ && kept_.size() == n;
+  std::vector<char> changed(n, 1);
+  for (std::size_t i = 0; valid && i < n; ++i) changed[i] = versions[i] != versions_[i];
+  // A changed file may import other things, as long as no other file can read its imports.
+  for (std::size_t i = 0; valid && i < n; ++i)
+    if (bindings[i] != bindings_[i]) valid = changed[i] && !imported(p, i);
+  if (!valid) kept_.assign(n, {});
+  for (std::size_t i = 0; i < n; ++i)
+    if (changed[i]) kept_[i].clear();
+  fresh_.assign(n, {});
+  paths_ = std::move(paths);
+  versions_ = versions;
+  layout_ = std::move(layout);
+  bindings_ = std::move(bindings);
+}
+
+std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file) {
+  const std::vector<int>& funcs = funcs_of_[file];
+  const std::vector<int>& classes = classes_of_[file];
+  auto holds_now = [&](const Walk& w) {
+    for (std::size_t k = 0; k < funcs.size(); ++k) {
+      const FuncHeat &a = w.heat[k], &b = p.heat[funcs[k]];
+      if (a.heat != b.heat || a.callback != b.callback) return false;
+      const FuncSummary& s = p.prev.funcs[funcs[k]];
+      for (std::size_t j = 0; j < w.params[k].size(); ++j)
+        if (!param_as_read(s, j).same(w.params[k][j])) return false;
+    }
+    for (const auto& [g, s] : w.callees)
+      if (result_differs(s, p.prev.funcs[g])) return false;
+    for (const auto& [c, name, v] : w.class_reads) {
+      const auto& attrs = p.prev.class_attrs[c];
+      if (!same(v, entry(attrs, name))) return false;
+    }
+    for (const auto& [g, name, v] : w.global_reads)
+      if (!same(v, entry(p.prev.globals[g], name))) return false;
+    for (const auto& [f, chain] : w.chains)
+      if (chain != chain_of(p, f)) return false;
+    return true;
+  };
+  for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
+    const Walk& w = **it;
+    if (!holds_now(w)) continue;
+    for (std::size_t k = 0; k < funcs.size(); ++k) p.next.funcs[funcs[k]] = w.funcs[k];
+    p.next.globals[file] = w.globals;
+    for (std::size_t k = 0; k < classes.size(); ++k) p.next.class_attrs[classes[k]] = w.class_attrs[k];
+    fresh_[file].push_back(*it);
+    std::shared_ptr<const FileOutput> out(*it, &w.out);
+    ++replayed_;
+    return out;
+  }
+  return nullptr;
+}
+
+void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out) {
+  ++walked_;
+  auto w = std::make_shared<Walk>();
+  const std::vector<int>& funcs = funcs_of_[file];
+  std::set<int> callees;
+  for (const auto& [f, g] : out.read_funcs) callees.insert(g);
+  for (const CallEdge& e : out.edges)
+    if (e.callee >= 0) callees.insert(e.callee);
+  for (int g : callees) {
+    FuncSummary s = p.prev.funcs[g];
+    s.params.clear();
+    s.param_known.clear();
+    w->callees.emplace_back(g, std::move(s));
+  }
+  for (int f : funcs) {
+    w->params.push_back(params_as_read(p.prev.funcs[f], p.funcs[f].params.size()));
+    w->heat.push_back(p.heat[f]);
+    FuncSummary s = p.next.funcs[f];
+    s.params.clear();
+    s.param_known.clear();
+    w->funcs.push_back(std::move(s));
+  }
+  std::set<std::pair<int, std::string>> classes, globals;
+  for (const auto& [f, c, name] : out.read_classes) classes.emplace(c, name);
+  for (const auto& [f, g, name] : out.read_globals) globals.emplace(g, name);
+  for (const auto& [c, name] : classes) w->class_reads.emplace_back(c, name, entry(p.prev.class_attrs[c], name));
+  for (const auto& [g, name] : globals) w->global_reads.emplace_back(g, name, entry(p.prev.globals[g], name));
+  for (int f : std::set<int>(out.finding_funcs.begin(), out.finding_funcs.end()))
+    w->chains.emplace_back(f, chain_of(p, f));
+  w->out = out;
+  w->globals = p.next.globals[file];
+  for (int c : classes_of_[file]) w->class_attrs.push_back(p.next.class_attrs[c]);
+  fresh_[file].push_back(std::move(w));
+}
+
+void WalkMemo::end() {
+  // Each file keeps the walks of this analysis, and the last earlier ones it did not take, up to kMaxWalks
+  // (an analysis ended early keeps the walks it did not reach).
+  constexpr std::size_t kMaxWalks = 4;
+  for (std::size_t i = 0; i < fresh_.size(); ++i) {
+    if (fresh_[i].empty()) continue;
+    std::vector<std::shared_ptr<const Walk>> walks;
+    for (const auto& w : kept_[i])
+      if (std::find(fresh_[i].begin(), fresh_[i].end(), w) == fresh_[i].end()) walks.push_back(w);
+    walks.insert(walks.end(), fresh_[i].begin(), fresh_[i].end());
+    if (walks.size() > kMaxWalks) walks.erase(walks.begin(), walks.end() - kMaxWalks);
+    kept_[i] = std::move(walks);
+  }
+  fresh_.clear();
+}
+
+}  // namespace synclint::python
