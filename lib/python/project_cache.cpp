@@ -53,6 +53,13 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       k = std::make_unique<Kept>();
       k->version = ++versions_;
       if (it != files_.end()) {  // edited: parsed from its last tree from now on
+        // A text it had lately keeps its version (the walks kept for it hold again: a character typed
+        // and deleted, an undo); the text it leaves is remembered.
+        std::vector<PastText>& past = past_[f.path];
+        for (const PastText& t : past)
+          if (t.hash == hash && t.text == f.text) k->version = t.version;
+        past.insert(past.begin(), PastText{it->second->parsed.hash, it->second->parsed.text, it->second->version});
+        if (past.size() > kPastTexts) past.pop_back();
         std::shared_ptr<Reparse> reparse = std::move(it->second->parsed.reparse);
         if (!reparse) reparse = std::make_shared<Reparse>();
         reparse->old_text = std::move(it->second->parsed.text);
@@ -73,6 +80,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   for (std::size_t i = 0; i < files.size(); ++i) versions[i] = members[i]->version;
   parse_files(texts, to_parse, options.jobs);
   parsed_last_ = to_parse.size();
+  std::erase_if(past_, [&](const auto& entry) { return !kept.count(entry.first); });
 
   // The files left in files_ went away or changed (their new text is parsed above): the groups that held
   // them in the last analysis are walked again.

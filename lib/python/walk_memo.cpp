@@ -11,6 +11,7 @@
 namespace synclint::python {
 
 struct WalkMemo::Walk {
+  std::uint64_t version = 0;  // of the file's text
   // What the walk read: summaries of functions it called or tested (their results), its own functions'
   // parameter facts and heats, class attributes and other files' module-level names (absent or a value),
   // and the calling chain of each function with a finding (its messages name the chain).
@@ -216,8 +217,6 @@ void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& version
   for (std::size_t i = 0; valid && i < n; ++i)
     if (bindings[i] != bindings_[i]) valid = changed[i] && !imported(p, i);
   if (!valid) kept_.assign(n, {});
-  for (std::size_t i = 0; i < n; ++i)
-    if (changed[i]) kept_[i].clear();
   fresh_.assign(n, {});
   paths_ = std::move(paths);
   versions_ = versions;
@@ -250,7 +249,7 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
   };
   for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
     const Walk& w = **it;
-    if (!holds_now(w)) continue;
+    if (w.version != versions_[file] || !holds_now(w)) continue;
     for (std::size_t k = 0; k < funcs.size(); ++k) p.next.funcs[funcs[k]] = w.funcs[k];
     p.next.globals[file] = w.globals;
     for (std::size_t k = 0; k < classes.size(); ++k) p.next.class_attrs[classes[k]] = w.class_attrs[k];
@@ -265,6 +264,7 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
 void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out) {
   ++walked_;
   auto w = std::make_shared<Walk>();
+  w->version = versions_[file];
   const std::vector<int>& funcs = funcs_of_[file];
   std::set<int> callees;
   for (const auto& [f, g] : out.read_funcs) callees.insert(g);
@@ -300,7 +300,7 @@ void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out)
 void WalkMemo::end() {
   // Each file keeps the walks of this analysis, and the last earlier ones it did not take, up to kMaxWalks
   // (an analysis ended early keeps the walks it did not reach).
-  constexpr std::size_t kMaxWalks = 4;
+  constexpr std::size_t kMaxWalks = 8;
   for (std::size_t i = 0; i < fresh_.size(); ++i) {
     if (fresh_[i].empty()) continue;
     std::vector<std::shared_ptr<const Walk>> walks;

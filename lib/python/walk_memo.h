@@ -25,8 +25,9 @@ class WalkMemo {
   WalkMemo(const WalkMemo&) = delete;
   WalkMemo& operator=(const WalkMemo&) = delete;
 
-  // At the start of an analysis of `p` (linked): forgets the kept walks that the new texts or index make
-  // invalid. `versions[i]` names the text of file i: a new text has a new version.
+  // At the start of an analysis of `p` (linked): forgets the kept walks that the new index makes invalid.
+  // `versions[i]` names the text of file i (the same text, the same version): only walks of the text a
+  // file has now are taken.
   void begin(const Project& p, const std::vector<std::uint64_t>& versions);
   // When a kept walk of `file` read what `p` holds now, puts its summaries, module names and class
   // attributes in p.next (what walking would write) and returns its output; else null. Threads may call it,
