@@ -4,7 +4,12 @@
 that is one of 300 in the workspace (cross-file context); start-up to first diagnostics on the 300-file
 workspace. Not a test: it prints numbers.
 
-usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500] [--at 0]
+With --lines N, the edits go over N lines from there instead: the first N type `#` at the start of each
+line in turn (commenting it out), the next N delete those `#` in the same order, and so on, so that no edit
+gives back a text the file had in its last N versions (the server re-uses the parse and walks of a text
+that comes back, as a typed character deleted again does).
+
+usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500] [--at 0] [--lines 0]
 """
 import argparse
 import os
@@ -67,18 +72,20 @@ def publishes_for(client, path, version, timeout=60):
     return time.perf_counter()
 
 
-def edits(client, path, first_version, count, pace_s, line=0):
-    """`count` single-character edits (type `#` at the start of line `line`, then delete it); returns the
-    latency of each edit to the publication that covers it, in ms."""
+def edits(client, path, first_version, count, pace_s, line=0, lines=0):
+    """`count` single-character edits (type `#` at the start of line `line`, then delete it; with `lines`,
+    over that many lines: see the usage); returns the latency of each edit to the publication that covers
+    it, in ms."""
     latencies = []
     version = first_version
     sent = {}
     for k in range(count):
         version += 1
-        if k % 2 == 0:
-            client.change(path, version, (line, 0), (line, 0), "#")
+        at, typed = (line, k % 2 == 0) if not lines else (line + k % lines, (k // lines) % 2 == 0)
+        if typed:
+            client.change(path, version, (at, 0), (at, 0), "#")
         else:
-            client.change(path, version, (line, 0), (line, 1), "")
+            client.change(path, version, (at, 0), (at, 1), "")
         sent[version] = time.perf_counter()
         if pace_s:
             done = publishes_for(client, path, version)
@@ -103,6 +110,10 @@ def line_at(path, fraction):
     with open(path) as f:
         count = f.read().count("\n")
     return min(max(0, count - 1), int(fraction * count))
+
+
+def where(line, lines):
+    return "line %d" % (line + 1) if not lines else "lines %d-%d" % (line + 1, line + lines)
 
 
 def cpu_ms(pid):
@@ -131,6 +142,7 @@ def main():
     ap.add_argument("--edits-300", type=int, default=500, help="edits on the 300-file workspace")
     ap.add_argument("--at", type=float, default=0,
                     help="where the edits are, as a fraction of the file's lines (0: the first line)")
+    ap.add_argument("--lines", type=int, default=0, help="edit this many lines in turn (see the usage)")
     args = ap.parse_args()
     synclint = os.path.abspath(args.synclint)
     print("| case | edits | p50 (ms) | p95 (ms) | max (ms) | server CPU per edit (ms) |\n|---|---:|---:|---:|---:|---:|")
@@ -144,9 +156,9 @@ def main():
     c.open(big)
     publishes_for(c, big, 1)
     line = line_at(big, args.at)
-    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, line)
-    report("5,000-line file, %g ms pace (line %d)" % (args.pace_ms, line + 1), lat, cpu)
-    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0, line)
+    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, line, args.lines)
+    report("5,000-line file, %g ms pace (%s)" % (args.pace_ms, where(line, args.lines)), lat, cpu)
+    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0, line, args.lines)
     report("5,000-line file, burst", lat, cpu)
     c.close()
 
@@ -166,9 +178,9 @@ def main():
     first = publishes_for(c, train, 1)
     startup_ms = (first - start) * 1000
     line = line_at(train, args.at)
-    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, line)
-    report("train.py of a 300-file workspace, %g ms pace (line %d)" % (args.pace_ms, line + 1), lat, cpu)
-    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0, line)
+    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, line, args.lines)
+    report("train.py of a 300-file workspace, %g ms pace (%s)" % (args.pace_ms, where(line, args.lines)), lat, cpu)
+    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0, line, args.lines)
     report("train.py of a 300-file workspace, burst", lat, cpu)
     c.close()
     print("\nstart-up to first diagnostics, 300-file workspace: %.0f ms" % startup_ms)

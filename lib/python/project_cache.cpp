@@ -21,6 +21,39 @@ struct ProjectCache::Kept {
   std::uint64_t group = 0;  // the key of its group in the last analysis
 };
 
+std::unique_ptr<ProjectCache::Kept> ProjectCache::edited(std::unique_ptr<Kept> now, const SourceFile& f,
+                                                        std::size_t hash, bool& parse) {
+  std::vector<std::unique_ptr<Kept>>& past = past_[f.path];
+  std::shared_ptr<Reparse> reparse = std::move(now->parsed.reparse);
+  if (!reparse) reparse = std::make_shared<Reparse>();
+  std::size_t back = past.size();
+  for (std::size_t j = 0; j < past.size() && back == past.size(); ++j)
+    if (past[j]->parsed.hash == hash && past[j]->parsed.text == f.text) back = j;
+  std::unique_ptr<Kept> k;
+  if (back == 0 && reparse->tree.take_older(f.text, now->parsed.text)) {
+    // The text it had just before: that parse again, and tree-sitter's last two trees turned round.
+    k = std::move(past.front());
+    past.erase(past.begin());
+    k->analysed = false;
+    parse = false;
+  } else {
+    // A text it had lately keeps its version (the walks kept for it hold again).
+    k = std::make_unique<Kept>();
+    k->version = back < past.size() ? past[back]->version : ++versions_;
+    k->parsed.path = f.path;
+    k->parsed.text = f.text;
+    k->parsed.hash = hash;
+    parse = true;
+  }
+  reparse->old_text = now->parsed.text;
+  k->parsed.reparse = std::move(reparse);
+  k->source_version = f.version;
+  // The text it leaves, with its parse, for when it comes back.
+  past.insert(past.begin(), std::move(now));
+  if (past.size() > kPastTexts) past.pop_back();
+  return k;
+}
+
 ProjectCache::ProjectCache() = default;
 ProjectCache::~ProjectCache() = default;
 
@@ -35,6 +68,8 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   std::vector<Kept*> members(files.size());
   std::vector<const std::string*> texts;
   std::vector<ParsedFile*> to_parse;
+  // The groups that held a file that changed or went away in the last analysis: walked again.
+  std::unordered_set<std::uint64_t> lost;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const SourceFile& f = files[i];
     if (auto same = kept.find(f.path); same != kept.end()) {  // the same path twice: analysed as given once
@@ -49,28 +84,24 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       k = std::move(it->second);
       k->source_version = f.version;
       files_.erase(it);
-    } else {
+    } else if (it == files_.end()) {  // new
       k = std::make_unique<Kept>();
       k->version = ++versions_;
-      if (it != files_.end()) {  // edited: parsed from its last tree from now on
-        // A text it had lately keeps its version (the walks kept for it hold again: a character typed
-        // and deleted, an undo); the text it leaves is remembered.
-        std::vector<PastText>& past = past_[f.path];
-        for (const PastText& t : past)
-          if (t.hash == hash && t.text == f.text) k->version = t.version;
-        past.insert(past.begin(), PastText{it->second->parsed.hash, it->second->parsed.text, it->second->version});
-        if (past.size() > kPastTexts) past.pop_back();
-        std::shared_ptr<Reparse> reparse = std::move(it->second->parsed.reparse);
-        if (!reparse) reparse = std::make_shared<Reparse>();
-        reparse->old_text = std::move(it->second->parsed.text);
-        k->parsed.reparse = std::move(reparse);
-      }
       k->parsed.path = f.path;
       k->parsed.text = f.text;
       k->parsed.hash = hash;
       k->source_version = f.version;
       texts.push_back(&k->parsed.text);
       to_parse.push_back(&k->parsed);
+    } else {
+      if (it->second->analysed) lost.insert(it->second->group);
+      bool parse = false;
+      k = edited(std::move(it->second), f, hash, parse);
+      files_.erase(it);
+      if (parse) {
+        texts.push_back(&k->parsed.text);
+        to_parse.push_back(&k->parsed);
+      }
     }
     members[i] = k.get();
     kept.emplace(f.path, std::move(k));
@@ -82,9 +113,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   parsed_last_ = to_parse.size();
   std::erase_if(past_, [&](const auto& entry) { return !kept.count(entry.first); });
 
-  // The files left in files_ went away or changed (their new text is parsed above): the groups that held
-  // them in the last analysis are walked again.
-  std::unordered_set<std::uint64_t> lost;
+  // The files left in files_ went away: the groups that held them in the last analysis are walked again.
   for (const auto& [path, k] : files_)
     if (k->analysed) lost.insert(k->group);
   files_ = std::move(kept);

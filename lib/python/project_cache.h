@@ -53,14 +53,10 @@ class ProjectCache {
   bool report_cold_ = false;
   std::uint64_t generation_ = 0;  // of the groups' keys
   std::uint64_t versions_ = 0;    // of the kept texts
-  // The last texts of each edited file before its current one, with their versions.
-  struct PastText {
-    std::size_t hash = 0;
-    std::string text;
-    std::uint64_t version = 0;
-  };
+  // The last texts of each edited file before its current one, with their parses and versions.
   static constexpr std::size_t kPastTexts = 2;
-  std::unordered_map<std::string, std::vector<PastText>> past_;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Kept>>> past_;
+  std::unique_ptr<Kept> edited(std::unique_ptr<Kept> now, const SourceFile& f, std::size_t hash, bool& parse);
   std::size_t parsed_last_ = 0;
   std::size_t walked_last_ = 0;
   WalkMemo memo_;

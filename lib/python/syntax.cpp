@@ -431,6 +431,14 @@ void KeptTree::State::clear() {
   text.clear();
 }
 
+bool KeptTree::take_older(std::string_view older_text, std::string_view last_text) {
+  if (!older_.tree || !last_.tree || older_.text != older_text) return false;
+  std::swap(last_, older_);
+  older_.text = last_text;
+  last_.text.clear();
+  return true;
+}
+
 KeptTree::~KeptTree() {
   last_.clear();
   older_.clear();

@@ -91,6 +91,11 @@ class KeptTree {
   KeptTree(const KeptTree&) = delete;
   KeptTree& operator=(const KeptTree&) = delete;
 
+  // The text went back to the one before the last (`older_text`, whose tree is kept): that tree becomes
+  // the last one, and the last one (of `last_text`) the one before. False, changing nothing, when the tree
+  // kept before the last is not of `older_text`.
+  bool take_older(std::string_view older_text, std::string_view last_text);
+
  private:
   friend class Parser;
   struct State {
