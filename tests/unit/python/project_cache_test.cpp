@@ -268,6 +268,41 @@ TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
   EXPECT_EQ(dump({results.back()}), dump({analyze_project(files, options()).back()}));
 }
 
+// Random characters typed into and deleted from the bodies of functions of a project whose files call
+// each other across the files (fixed seed): most walks are replayed from the last analyses, and after each
+// edit the results are those of a run from scratch.
+TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
+  std::vector<SourceFile> files;
+  for (int i = 0; i < 6; ++i) {
+    const std::string n = std::to_string(i), next = std::to_string((i + 1) % 6);
+    files.push_back({"ws/m" + n + ".py", "import torch\nfrom m" + next + " import step_" + next +
+                                             "\n\nclass Net" + n + "(torch.nn.Module):\n    def forward(self, x):\n"
+                                             "        return x * 2\n\ndef step_" + n +
+                                             "(model, batch):\n    out = model(batch.cuda())\n    loss = out.sum()\n"
+                                             "    if loss.item() > 1:\n        print(loss)\n    return loss\n\n"
+                                             "def run_" + n + "(loader):\n    net = Net" + n + "()\n"
+                                             "    for b in loader:\n        step_" + next + "(net, b)\n"});
+  }
+  const std::string chars = "abx()[]:.,= #'\"0";
+  std::mt19937 rng(31);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  ProjectCache cache;
+  std::size_t replayed = 0, made = 0;
+  for (int step = 0; step < 200; ++step) {
+    std::string& text = files[pick(files.size())].text;
+    // A place in a body: after the first indented line's indentation.
+    std::vector<std::size_t> body;
+    for (std::size_t at = text.find("\n    "); at != std::string::npos; at = text.find("\n    ", at + 1)) body.push_back(at + 5);
+    const std::size_t at = body[pick(body.size())];
+    if (pick(2) == 0 || at >= text.size() || text[at] == '\n') text.insert(at, 1, chars[pick(chars.size())]);
+    else text.erase(at, 1);
+    ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options()))) << "after edit " << step;
+    replayed += cache.walks_replayed_last();
+    made += cache.walks_made_last();
+  }
+  EXPECT_GT(replayed, made);
+}
+
 // An analysis stopped after the parse or before a round leaves the next one the work it did not finish: the
 // group of a file that went away, every group after a change of options, an edited file's group.
 TEST(ProjectCache, AnAnalysisStoppedEarlyLeavesItsWorkToTheNext) {
