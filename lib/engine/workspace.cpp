@@ -65,8 +65,7 @@ std::vector<Finding> finish(python::FileResult& result, Language lang, const Con
 
 struct Workspace::State {
   WorkspaceOptions options;
-  std::map<std::string, std::string> overlay;      // open buffers
-  std::map<std::string, std::uint64_t> overlay_version;
+  std::map<std::string, Text> overlay;             // open buffers (never an error)
   std::uint64_t versions = 0;                      // of the texts, overlays and files read
   std::map<std::string, Text> disk;                // files read from disk, until told they changed
   std::optional<std::vector<Candidate>> walked;    // the workspace's files, walked once
@@ -159,14 +158,12 @@ const fs::path& Workspace::root() const { return state_->options.root; }
 
 void Workspace::set_overlay(const fs::path& path, std::string text) {
   const std::string key = workspace_key(path);
-  state_->overlay[key] = std::move(text);
-  state_->overlay_version[key] = ++state_->versions;
+  state_->overlay[key] = Text{std::move(text), std::nullopt, ++state_->versions};
 }
 
 void Workspace::clear_overlay(const fs::path& path) {
   const std::string key = workspace_key(path);
   state_->overlay.erase(key);
-  state_->overlay_version.erase(key);
   if (language_of(key) == Language::Cxx) state_->cxx->forget(key);
 }
 
@@ -176,7 +173,7 @@ void Workspace::analyze_unit(const fs::path& path) {
   if (language_of(key) != Language::Cxx || !frontend_available(Language::Cxx)) return;
   std::string text;
   if (auto it = s.overlay.find(key); it != s.overlay.end()) {
-    text = it->second;
+    text = it->second.text;
   } else {
     s.disk.erase(key);
     const Text& t = s.text_of(key);
@@ -216,7 +213,7 @@ WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
   // with them, under its own configuration).
   std::map<std::string, Language> files;
   for (const Candidate& c : *s.walked) files.emplace(workspace_key(c.open_path), c.language);
-  for (const auto& [key, text] : s.overlay) {
+  for (const auto& [key, buffer] : s.overlay) {
     if (auto lang = language_of(key)) files.emplace(key, *lang);
   }
 
@@ -232,23 +229,15 @@ WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
       if (!frontend_available(lang)) out.unsupported.push_back(key);
       continue;
     }
-    const std::string* text = nullptr;
-    std::uint64_t version = 0;
-    if (auto it = s.overlay.find(key); it != s.overlay.end()) {
-      text = &it->second;
-      version = s.overlay_version[key];
-    } else {
-      const Text& t = s.text_of(key);
-      if (t.error) {
-        out.errors.push_back(*t.error);
-        continue;
-      }
-      text = &t.text;
-      version = t.version;
+    auto overlaid = s.overlay.find(key);
+    const Text& t = overlaid != s.overlay.end() ? overlaid->second : s.text_of(key);
+    if (t.error) {
+      out.errors.push_back(*t.error);
+      continue;
     }
     auto config = s.config_for(fs::path(key).parent_path());
     configs[config.get()] = config;
-    groups[{config.get(), lang}].push_back({key, text, version});
+    groups[{config.get(), lang}].push_back({key, &t.text, t.version});
   }
   std::map<const Config*, Project> kept;
   for (auto& [group, members] : groups) {

@@ -2,7 +2,6 @@
 // chain that made it hot), and the wording of findings from it.
 #include <algorithm>
 #include <iterator>
-#include <unordered_set>
 
 #include "python/walker_internal.h"
 

@@ -181,7 +181,6 @@ bool abstract_body(const Project& p, int fn) {
   return true;
 }
 
-
 SourceRange Project::range(const CallEdge& e, const Span& s) const {
   return SourceRange{files[funcs[e.caller].file].path, s.begin, s.end};
 }
