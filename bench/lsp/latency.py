@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
-"""Latency of `synclint lsp` (docs/performance.md, "Language server"): didChange -> publishDiagnostics on a
-5,000-line training file, 500 single-character edits at a human pace and 500 in a burst; the same on a file
-that is one of 300 in the workspace (cross-file context); start-up to first diagnostics on the 300-file
-workspace. Not a test: it prints numbers.
+"""Latency of `synclint lsp` (docs/performance.md, "Language server").
+
+usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500] [--at 0]
+                            [--lines 0 | --type]
+
+didChange -> publishDiagnostics on a 5,000-line training file, 500 edits at a human pace and 500 in a
+burst; the same on a file that is one of 300 in the workspace (cross-file context); start-up to first
+diagnostics on the 300-file workspace. Not a test: it prints numbers.
+
+By default each edit types `#` at the start of one line (--at: where, as a fraction of the file's lines)
+or deletes it again, so that the texts come back (the server re-uses the parse and walks of a text that
+comes back, as a typed character deleted again does).
 
 With --lines N, the edits go over N lines from there instead: the first N type `#` at the start of each
 line in turn (commenting it out), the next N delete those `#` in the same order, and so on, so that no edit
-gives back a text the file had in its last N versions (the server re-uses the parse and walks of a text
-that comes back, as a typed character deleted again does).
+gives back a text the file had in its last N versions.
 
-usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500] [--at 0] [--lines 0]
+With --type, the edits are typing: after the first line at or below --at that is a statement of a loop
+body, statements are typed one character at a time on new lines, each line started by Enter with the
+indentation an editor gives (one edit), so that every edit gives a new text and many texts in between have
+a syntax error (`stats.append(out.mean(` ...).
 """
 import argparse
 import os
@@ -72,20 +82,71 @@ def publishes_for(client, path, version, timeout=60):
     return time.perf_counter()
 
 
-def edits(client, path, first_version, count, pace_s, line=0, lines=0):
-    """`count` single-character edits (type `#` at the start of line `line`, then delete it; with `lines`,
-    over that many lines: see the usage); returns the latency of each edit to the publication that covers
-    it, in ms."""
+TYPED = ["stats.append(out.mean().item())", "running = running + loss.detach()", "print(it, float(loss))"]
+
+
+def toggles(line, lines):
+    """Edits (start, end, text) that type `#` at the start of line `line` and delete it again; with `lines`,
+    over that many lines (see the usage)."""
+    k = 0
+    while True:
+        at, typed = (line, k % 2 == 0) if not lines else (line + k % lines, (k // lines) % 2 == 0)
+        yield ((at, 0), (at, 0), "#") if typed else ((at, 0), (at, 1), "")
+        k += 1
+
+
+def typing(line, length, indent):
+    """Edits that type the statements of TYPED on new lines after line `line` (of `length` characters), one
+    character at a time."""
+    k = 0
+    while True:
+        yield (line, length), (line, length), "\n" + " " * indent
+        line += 1
+        for col, ch in enumerate(TYPED[k % len(TYPED)]):
+            yield (line, indent + col), (line, indent + col), ch
+        length = indent + len(TYPED[k % len(TYPED)])
+        k += 1
+
+
+def loop_statement(path, fraction):
+    """The first line at or below `fraction` of the file that is a statement of a loop body (a line whose
+    block opens with `for`), and its indentation."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+
+    def indent_of(l):
+        return len(l) - len(l.lstrip(" "))
+    start = line_at(path, fraction)
+    for i in range(start, len(lines)):
+        if not lines[i].strip() or lines[i].rstrip().endswith(":"):
+            continue
+        above = next((l for l in reversed(lines[:i]) if l.strip() and indent_of(l) < indent_of(lines[i])), "")
+        if above.lstrip().startswith("for "):
+            return i, indent_of(lines[i])
+    raise SystemExit("latency: no loop body below line %d of %s" % (start + 1, path))
+
+
+def changes_for(path, args):
+    """The edits the options ask for on `path`, and where they are (for the report)."""
+    if args.type:
+        line, indent = loop_statement(path, args.at)
+        with open(path) as f:
+            length = len(f.read().split("\n")[line])
+        return typing(line, length, indent), "typing after line %d" % (line + 1)
+    line = line_at(path, args.at)
+    return toggles(line, args.lines), where(line, args.lines)
+
+
+def edits(client, path, first_version, count, pace_s, changes):
+    """`count` edits from `changes` (toggles or typing); returns the latency of each edit to the publication
+    that covers it, in ms."""
     latencies = []
     version = first_version
     sent = {}
     for k in range(count):
         version += 1
-        at, typed = (line, k % 2 == 0) if not lines else (line + k % lines, (k // lines) % 2 == 0)
-        if typed:
-            client.change(path, version, (at, 0), (at, 0), "#")
-        else:
-            client.change(path, version, (at, 0), (at, 1), "")
+        start, end, text = next(changes)
+        client.change(path, version, start, end, text)
         sent[version] = time.perf_counter()
         if pace_s:
             done = publishes_for(client, path, version)
@@ -143,6 +204,7 @@ def main():
     ap.add_argument("--at", type=float, default=0,
                     help="where the edits are, as a fraction of the file's lines (0: the first line)")
     ap.add_argument("--lines", type=int, default=0, help="edit this many lines in turn (see the usage)")
+    ap.add_argument("--type", action="store_true", help="type statements on new lines (see the usage)")
     args = ap.parse_args()
     synclint = os.path.abspath(args.synclint)
     print("| case | edits | p50 (ms) | p95 (ms) | max (ms) | server CPU per edit (ms) |\n|---|---:|---:|---:|---:|---:|")
@@ -155,10 +217,10 @@ def main():
     c = Client(synclint, d, timeout=120)
     c.open(big)
     publishes_for(c, big, 1)
-    line = line_at(big, args.at)
-    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, line, args.lines)
-    report("5,000-line file, %g ms pace (%s)" % (args.pace_ms, where(line, args.lines)), lat, cpu)
-    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0, line, args.lines)
+    changes, place = changes_for(big, args)
+    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, changes)
+    report("5,000-line file, %g ms pace (%s)" % (args.pace_ms, place), lat, cpu)
+    lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0, changes)
     report("5,000-line file, burst", lat, cpu)
     c.close()
 
@@ -177,10 +239,10 @@ def main():
     c.open(train)
     first = publishes_for(c, train, 1)
     startup_ms = (first - start) * 1000
-    line = line_at(train, args.at)
-    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, line, args.lines)
-    report("train.py of a 300-file workspace, %g ms pace (%s)" % (args.pace_ms, where(line, args.lines)), lat, cpu)
-    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0, line, args.lines)
+    changes, place = changes_for(train, args)
+    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, changes)
+    report("train.py of a 300-file workspace, %g ms pace (%s)" % (args.pace_ms, place), lat, cpu)
+    lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0, changes)
     report("train.py of a 300-file workspace, burst", lat, cpu)
     c.close()
     print("\nstart-up to first diagnostics, 300-file workspace: %.0f ms" % startup_ms)

@@ -171,7 +171,7 @@ void parse_file(ParsedFile& file, const std::string& text, Parser& parser) {
   file.src = std::make_shared<const SourceText>(file.path, text);
   std::string parse_error;
   std::shared_ptr<const SyntaxTree> tree;
-  if (file.reparse) tree = parser.parse_again(file.reparse->old_text, text, file.reparse->tree, &parse_error);
+  if (file.reparse) tree = parser.parse_again(text, file.reparse->tree, &parse_error);
   else tree = parser.parse(text, &parse_error);
   if (!tree) {
     file.errors.push_back(FileError{file.path, parse_error, true, std::nullopt});

@@ -15,10 +15,9 @@
 
 namespace synclint::python {
 
-// tree-sitter's tree of a file's last text, for an incremental parse of its next text (ProjectCache keeps
-// it for the files that changed once: those the user edits).
+// What the parse of a file's last texts leaves for the parse of its next text (ProjectCache keeps it for
+// the files that changed once: those the user edits).
 struct Reparse {
-  std::string old_text;
   KeptTree tree;
 };
 

@@ -1,5 +1,6 @@
 #include "python/project_cache.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_set>
 
@@ -30,22 +31,23 @@ std::unique_ptr<ProjectCache::Kept> ProjectCache::edited(std::unique_ptr<Kept> n
   for (std::size_t j = 0; j < past.size() && back == past.size(); ++j)
     if (past[j]->parsed.hash == hash && past[j]->parsed.text == f.text) back = j;
   std::unique_ptr<Kept> k;
-  if (back == 0 && reparse->tree.take_older(f.text, now->parsed.text)) {
-    // The text it had just before: that parse again, and tree-sitter's last two trees turned round.
-    k = std::move(past.front());
-    past.erase(past.begin());
+  if (back < past.size()) {
+    // A text it had lately: that parse, version and walks again.
+    k = std::move(past[back]);
+    past.erase(past.begin() + static_cast<std::ptrdiff_t>(back));
     k->analysed = false;
+    const bool parsed = std::none_of(k->parsed.errors.begin(), k->parsed.errors.end(),
+                                     [](const FileError& e) { return e.fatal; });
+    if (parsed) reparse->tree.came_back(k->parsed.tree, k->parsed.text);
     parse = false;
   } else {
-    // A text it had lately keeps its version (the walks kept for it hold again).
     k = std::make_unique<Kept>();
-    k->version = back < past.size() ? past[back]->version : ++versions_;
+    k->version = ++versions_;
     k->parsed.path = f.path;
     k->parsed.text = f.text;
     k->parsed.hash = hash;
     parse = true;
   }
-  reparse->old_text = now->parsed.text;
   k->parsed.reparse = std::move(reparse);
   k->source_version = f.version;
   // The text it leaves, with its parse, for when it comes back.

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "python/syntax_copy.h"
+#include "python/text_change.h"
 
 #include <algorithm>
 #include <array>
@@ -429,14 +430,17 @@ void KeptTree::State::clear() {
   copy.reset();
   nodes.clear();
   text.clear();
+  pending.clear();
+  synced = false;
 }
 
-bool KeptTree::take_older(std::string_view older_text, std::string_view last_text) {
-  if (!older_.tree || !last_.tree || older_.text != older_text) return false;
-  std::swap(last_, older_);
-  older_.text = last_text;
-  last_.text.clear();
-  return true;
+void KeptTree::came_back(std::shared_ptr<const SyntaxTree> tree, std::string_view text) {
+  latest_ = std::move(tree);
+  latest_text_ = text;
+  for (State* s : {&last_, &older_}) {  // their edits led elsewhere: each starts from its own text again
+    s->synced = false;
+    s->pending.clear();
+  }
 }
 
 KeptTree::~KeptTree() {
@@ -457,55 +461,122 @@ TSPoint point_at(std::string_view text, std::size_t byte) {
   return p;
 }
 
-// The edit from `old_text` to `text`: the bytes between their common prefix and suffix.
+// The edit from `old_text` to `text`, as tree-sitter takes it.
 TSInputEdit edit_between(std::string_view old_text, std::string_view text) {
-  std::size_t prefix = 0;
-  const std::size_t common = std::min(old_text.size(), text.size());
-  while (prefix < common && old_text[prefix] == text[prefix]) ++prefix;
-  std::size_t suffix = 0;
-  while (suffix < common - prefix && old_text[old_text.size() - 1 - suffix] == text[text.size() - 1 - suffix]) ++suffix;
+  const TextChange change = text_change(old_text, text);
   TSInputEdit edit{};
-  edit.start_byte = static_cast<std::uint32_t>(prefix);
-  edit.old_end_byte = static_cast<std::uint32_t>(old_text.size() - suffix);
-  edit.new_end_byte = static_cast<std::uint32_t>(text.size() - suffix);
-  edit.start_point = point_at(text, prefix);
-  edit.old_end_point = point_at(old_text, edit.old_end_byte);
-  edit.new_end_point = point_at(text, edit.new_end_byte);
+  edit.start_byte = static_cast<std::uint32_t>(change.start);
+  edit.old_end_byte = static_cast<std::uint32_t>(change.old_end);
+  edit.new_end_byte = static_cast<std::uint32_t>(change.new_end);
+  edit.start_point = point_at(text, change.start);
+  edit.old_end_point = point_at(old_text, change.old_end);
+  edit.new_end_point = point_at(text, change.new_end);
   return edit;
 }
 
 std::size_t edit_length(const TSInputEdit& e) {
   return std::max(e.old_end_byte, e.new_end_byte) - e.start_byte;
 }
+
+KeptTree::Edit kept_edit(const TSInputEdit& e) {
+  return KeptTree::Edit{e.start_byte,       e.old_end_byte,       e.new_end_byte,
+                        e.start_point.row,  e.start_point.column, e.old_end_point.row,
+                        e.old_end_point.column, e.new_end_point.row, e.new_end_point.column};
+}
+
+TSInputEdit ts_edit(const KeptTree::Edit& e) {
+  TSInputEdit edit{};
+  edit.start_byte = e.start_byte;
+  edit.old_end_byte = e.old_end_byte;
+  edit.new_end_byte = e.new_end_byte;
+  edit.start_point = TSPoint{e.start_row, e.start_column};
+  edit.old_end_point = TSPoint{e.old_end_row, e.old_end_column};
+  edit.new_end_point = TSPoint{e.new_end_row, e.new_end_column};
+  return edit;
+}
 }  // namespace
 
-std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view old_text, std::string_view text,
-                                                      KeptTree& kept, std::string* error) {
+void KeptTree::advance(std::string_view text) {
+  const Edit edit = kept_edit(edit_between(latest_text_, text));
+  for (State* s : {&last_, &older_}) {
+    if (!s->synced) continue;
+    if (s->pending.size() < kMaxPending) {
+      s->pending.push_back(edit);
+    } else {
+      s->synced = false;
+      s->pending.clear();
+    }
+  }
+}
+
+std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view text, KeptTree& kept, std::string* error) {
   reused_last_ = 0;
+  std::shared_ptr<const SyntaxTree> tree;
+  if (kept.latest_ && text == kept.latest_text_) {
+    tree = kept.latest_;
+    reused_last_ = tree->size();
+  } else if (kept.latest_ && text.size() <= UINT32_MAX - 1) {
+    tree = parse_spliced(kept.latest_text_, *kept.latest_, text);
+    if (tree) kept.advance(text);
+  }
+  spliced_last_ = tree != nullptr;
+  if (!tree) tree = parse_from_kept(text, kept, error);
+  kept.latest_ = tree;
+  kept.latest_text_ = tree ? text : std::string_view();
+  return tree;
+}
+
+std::shared_ptr<const SyntaxTree> Parser::parse_from_kept(std::string_view text, KeptTree& kept, std::string* error) {
   KeptTree::State& last = kept.last_;
   KeptTree::State& older = kept.older_;
   KeptTree::State next;
   std::shared_ptr<const SyntaxTree> tree;
+  // The edits from a kept tree's text to `text`: those of the trees spliced since, then the last one; or the
+  // one between the texts.
+  const bool from_latest = kept.latest_ != nullptr;
+  const TSInputEdit last_edit = from_latest ? edit_between(kept.latest_text_, text) : TSInputEdit{};
+  auto edits_of = [&](const KeptTree::State& s) {
+    std::vector<TSInputEdit> edits;
+    if (s.synced && from_latest) {
+      for (const KeptTree::Edit& e : s.pending) edits.push_back(ts_edit(e));
+      edits.push_back(last_edit);
+    } else {
+      edits.push_back(edit_between(s.text, text));
+    }
+    return edits;
+  };
+  auto length_of = [](const std::vector<TSInputEdit>& edits) {
+    std::size_t length = 0;
+    for (const TSInputEdit& e : edits) length += edit_length(e);
+    return length;
+  };
   if ((last.tree || older.tree) && text.size() <= UINT32_MAX - 1) {
-    // The base: the tree whose text is closer (the last one when they are as close).
-    const KeptTree::State* base = &last;
-    TSInputEdit edit{};
-    if (last.tree) edit = edit_between(old_text, text);
-    if (older.tree) {
-      const TSInputEdit from_older = edit_between(older.text, text);
-      if (!last.tree || edit_length(from_older) < edit_length(edit)) {
+    // The base: the tree whose edits are shorter (the last one when they are as short).
+    const KeptTree::State* base = last.tree ? &last : &older;
+    std::vector<TSInputEdit> edits = edits_of(*base);
+    if (last.tree && older.tree) {
+      std::vector<TSInputEdit> from_older = edits_of(older);
+      if (length_of(from_older) < length_of(edits)) {
         base = &older;
-        edit = from_older;
+        edits = std::move(from_older);
       }
     }
     // The base tree stays as it is (it may be kept as the older one): a copy is edited.
     TSTree* old = ts_tree_copy(static_cast<TSTree*>(base->tree));
-    ts_tree_edit(old, &edit);
+    for (const TSInputEdit& e : edits) ts_tree_edit(old, &e);
     tree = parse_once(text, nullptr, old, &next.tree, base, &next.nodes);
     ts_tree_delete(old);
     // A tree with the unpacking stars that parse() patches is made from scratch, as parse() makes it.
     if (tree && (tree->at(0).flags & SyntaxTree::HasError) && !rejected_unpacking_stars(*tree, text).empty())
       tree.reset();
+    if (tree && (tree->at(0).flags & SyntaxTree::HasError) && from_latest) {
+      // tree-sitter's incremental parses with errors can drift from a parse from scratch when one starts
+      // from another's tree: the kept trees stay those of texts without errors (or parsed from scratch),
+      // and the edits lead on from them.
+      next.clear();
+      kept.advance(text);
+      return tree;
+    }
     if (tree) next.copy = tree;
     else next.clear();
   }
@@ -513,12 +584,19 @@ std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view old_text,
     tree = parse_keeping(text, error, &next.tree, &next.nodes);
     if (next.tree && !next.nodes.empty()) next.copy = tree;  // the copy of next.tree (not of a text with stars patched)
   }
-  // The last becomes the older one. Cleared after the copy: while the base lives, no subtree of the new
-  // tree takes one of its addresses.
+  next.text = text;
+  next.synced = next.tree != nullptr;
+  // The last becomes the older one, its edits led on to `text`. Cleared after the copy: while the base
+  // lives, no subtree of the new tree takes one of its addresses.
   older.clear();
   if (last.tree) {
     older = std::move(last);
-    older.text = old_text;
+    if (older.synced && from_latest && older.pending.size() < KeptTree::kMaxPending) {
+      older.pending.push_back(kept_edit(last_edit));
+    } else {
+      older.synced = false;
+      older.pending.clear();
+    }
   }
   last = std::move(next);
   next = {};

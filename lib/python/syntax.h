@@ -78,12 +78,14 @@ class SyntaxTree {
   std::size_t size_ = 0;
 };
 
-// tree-sitter's own trees of the last two texts a Parser::parse_again parsed, kept for the next version,
-// with the SyntaxTree copied from each and where the larger subtrees are in that copy. The next parse
-// starts from the one its text is closer to: a character typed and deleted again, or an undo, leaves
-// the text of the tree before the last, and tree-sitter reuses far less of a tree made by an incremental
-// parse when that parse had to re-read the statements after the edit (its nodes made while the parse
-// weighed two readings, such as `x, y = batch`, cannot be reused).
+// What a Parser::parse_again keeps of a file for the next version: the tree it gave last (of any text the
+// file had since, with that text), and tree-sitter's own trees of the last two texts tree-sitter parsed,
+// each with its text, the SyntaxTree copied from it and where the larger subtrees are in that copy. A parse
+// that cannot be spliced into the last tree (Parser::parse_again) starts from the tree-sitter tree whose
+// text is closer: a character typed and deleted again, or an undo, leaves the text of the tree before the
+// last, and tree-sitter reuses far less of a tree made by an incremental parse when that parse had to
+// re-read the statements after the edit (its nodes made while the parse weighed two readings, such as
+// `x, y = batch`, cannot be reused).
 class KeptTree {
  public:
   KeptTree() = default;
@@ -91,10 +93,15 @@ class KeptTree {
   KeptTree(const KeptTree&) = delete;
   KeptTree& operator=(const KeptTree&) = delete;
 
-  // The text went back to the one before the last (`older_text`, whose tree is kept): that tree becomes
-  // the last one, and the last one (of `last_text`) the one before. False, changing nothing, when the tree
-  // kept before the last is not of `older_text`.
-  bool take_older(std::string_view older_text, std::string_view last_text);
+  // The file's text is `text` again, whose tree (parse(text)'s) the caller kept: the next parse starts from
+  // it.
+  void came_back(std::shared_ptr<const SyntaxTree> tree, std::string_view text);
+
+  // An edit as tree-sitter takes it (TSInputEdit: bytes, then rows and columns).
+  struct Edit {
+    std::uint32_t start_byte, old_end_byte, new_end_byte;
+    std::uint32_t start_row, start_column, old_end_row, old_end_column, new_end_row, new_end_column;
+  };
 
  private:
   friend class Parser;
@@ -102,11 +109,19 @@ class KeptTree {
     void* tree = nullptr;  // TSTree
     std::shared_ptr<const SyntaxTree> copy;  // of tree, when nodes says where its subtrees are
     std::vector<std::pair<const void*, std::uint32_t>> nodes;  // subtree -> index in copy, by subtree
-    std::string text;     // of tree (older_ only: the caller gives last_'s)
+    std::string text;     // of tree
+    // When `synced`: the edits (those of the trees spliced since) from `text` to latest_text_.
+    std::vector<Edit> pending;
+    bool synced = false;
     void clear();
   };
-  State last_;   // the last text's
-  State older_;  // the text's before
+  static constexpr std::size_t kMaxPending = 64;
+  // The latest text is now `text`, whose tree tree-sitter did not keep: the kept trees add its edit.
+  void advance(std::string_view text);
+  std::shared_ptr<const SyntaxTree> latest_;  // the last tree given, of latest_text_
+  std::string latest_text_;
+  State last_;   // tree-sitter's last tree
+  State older_;  // and the one before
 };
 
 // A tree-sitter parser for Python (one per thread).
@@ -125,17 +140,20 @@ class Parser {
   // It gives up too when tree-sitter's memory for it passes memory_limit_bytes(): kParseMemoryMB, or
   // SYNCLINT_PARSE_MEMORY_MB from the environment (ordinary code needs about 60 bytes per byte of source,
   // a long line of list items 250).
-  // parse(text), where `kept` holds the tree of `old_text` (or nothing): tree-sitter reuses the parts of it
-  // that the edit (the bytes between the texts' common prefix and suffix) left alone, or of the older tree
-  // `kept` holds (see KeptTree), when the edit from that one's text is shorter. The result is
+  // parse(text), from what `kept` holds of the file's earlier texts (or nothing). When the edit from the
+  // last tree's text is inside top-level statements that begin lines, and the text around them parses
+  // without errors, only those statements are parsed (on their own: a statement that begins a line at the
+  // top level starts from tree-sitter's initial state) and put in place of the old ones in a copy of the
+  // last tree. Otherwise tree-sitter parses incrementally from the kept tree whose text is closer, reusing
+  // what the edit (the bytes between the texts' common prefix and suffix) left alone. The result is
   // parse(text)'s, syntax errors included (tree-sitter's error recovery ends as it does from scratch; the
   // unpacking stars parse() patches are parsed from scratch). `kept` then holds the tree of `text`. The
   // nodes of the subtrees tree-sitter reused are copied from the base tree's copy (shifted to their new
   // offsets) instead of read from tree-sitter's tree again.
-  std::shared_ptr<const SyntaxTree> parse_again(std::string_view old_text, std::string_view text, KeptTree& kept,
-                                                std::string* error = nullptr);
-  // How many nodes the last parse_again took from the kept tree.
+  std::shared_ptr<const SyntaxTree> parse_again(std::string_view text, KeptTree& kept, std::string* error = nullptr);
+  // How many nodes the last parse_again took from the kept trees, and whether it spliced.
   std::size_t reused_last() const { return reused_last_; }
+  bool spliced_last() const { return spliced_last_; }
   // Subtrees of fewer nodes are not looked for in the kept tree.
   static constexpr std::uint32_t kReuseMinNodes = 2;
   static constexpr double kParseSecondsBase = 2.0;
@@ -156,9 +174,14 @@ class Parser {
                                          std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
   std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep,
                                             std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
+  // parse_again's two ways (syntax_splice.cpp, syntax.cpp); parse_spliced gives null when it cannot.
+  std::shared_ptr<const SyntaxTree> parse_spliced(std::string_view base_text, const SyntaxTree& base,
+                                                  std::string_view text);
+  std::shared_ptr<const SyntaxTree> parse_from_kept(std::string_view text, KeptTree& kept, std::string* error);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::size_t reused_last_ = 0;
+  bool spliced_last_ = false;
 };
 
 inline bool null(Node n) { return n.tree == nullptr; }

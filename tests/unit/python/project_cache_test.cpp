@@ -380,7 +380,7 @@ TEST(ProjectCache, AParseFromTheLastTreeIsAParseFromScratch) {
     const std::size_t at = rng() % (next.size() + 1);
     if (rng() % 3 != 0) next.insert(at, 1, chars[rng() % chars.size()]);
     else if (at < next.size()) next.erase(at, 1 + rng() % 2);
-    const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(text, next, kept);
+    const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(next, kept);
     const std::unique_ptr<SyntaxTree> b = scratch.parse(next);
     ASSERT_TRUE(a && b);
     expect_same_nodes(*a, *b, "after edit " + std::to_string(step));
@@ -406,8 +406,8 @@ TEST(ProjectCache, AParseFromTheLastTreeTakesThePatchedStars) {
   edited.insert(edited.rfind("\n"), "]");
   Parser incremental, scratch;
   KeptTree kept;
-  incremental.parse_again("", base, kept);
-  const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(base, edited, kept);
+  incremental.parse_again(base, kept);
+  const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(edited, kept);
   const std::unique_ptr<SyntaxTree> b = scratch.parse(edited);
   ASSERT_TRUE(a && b);
   EXPECT_FALSE(b->at(0).flags & SyntaxTree::HasError);
@@ -433,12 +433,11 @@ TEST(ProjectCache, AnEditTakesTheNodesOfWhatItLeftAloneFromTheLastTree) {
   Parser incremental, scratch;
   for (const Edit& e : edits) {
     KeptTree kept;
-    incremental.parse_again("", base, kept);
+    incremental.parse_again(base, kept);
     std::string edited = base;
     edited.insert(e.at, e.text);
     for (const std::string* text : {&edited, &base}) {  // typed, then taken back
-      const std::string& last = text == &edited ? base : edited;
-      const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(last, *text, kept);
+      const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(*text, kept);
       const std::unique_ptr<SyntaxTree> b = scratch.parse(*text);
       ASSERT_TRUE(a && b);
       expect_same_nodes(*a, *b, e.what);
@@ -475,17 +474,15 @@ TEST(ProjectCache, ACharacterTypedAndDeletedReusesTheTreeBefore) {
   typed.insert(at, "#");
   Parser incremental, scratch;
   KeptTree kept;
-  incremental.parse_again("", base, kept);
-  std::string last = base;
+  incremental.parse_again(base, kept);
   for (int k = 0; k < 8; ++k) {
     const std::string& text = k % 2 == 0 ? typed : base;
-    const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(last, text, kept);
+    const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(text, kept);
     const std::unique_ptr<SyntaxTree> b = scratch.parse(text);
     ASSERT_TRUE(a && b);
     expect_same_nodes(*a, *b, "edit " + std::to_string(k));
     if (HasFatalFailure()) return;
     EXPECT_GT(incremental.reused_last(), a->size() * 9 / 10) << "edit " << k << " (of " << a->size() << ")";
-    last = text;
   }
 }
 
