@@ -268,6 +268,22 @@ void call_chain(const Project& p, int fn, std::string& called, std::vector<Relat
   }
 }
 
+void rewrite_chains(const Project& p, FileOutput& out) {
+  for (FileOutput::ChainPart& part : out.chain_parts) {
+    Finding& f = out.findings[part.finding];
+    std::string called;
+    std::vector<RelatedLocation> related;
+    call_chain(p, out.finding_funcs[part.finding], called, related, part.heat);
+    f.related.erase(f.related.begin() + part.related_at, f.related.begin() + part.related_at + part.related_length);
+    f.related.insert(f.related.begin() + part.related_at, related.begin(), related.end());
+    part.related_length = static_cast<std::uint32_t>(related.size());
+    if (!part.in_message) continue;
+    const std::string text = part.colon && !called.empty() ? ": " + called : called;
+    f.message.replace(part.message_at, part.message_length, text);
+    part.message_length = static_cast<std::uint32_t>(text.size());
+  }
+}
+
 }  // namespace synclint::python
 
 namespace synclint::python::walk {
@@ -276,7 +292,8 @@ void Walker::chain(int fn, std::string& called, std::vector<RelatedLocation>& re
   call_chain(p_, fn, called, related, heat);
 }
 
-std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const {
+std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& related,
+                          std::optional<FileOutput::ChainPart>& part) const {
   std::string reads;
   if (h.multiplied) {
     if (h.reads >= 0) reads = std::to_string(h.reads) + (h.reads == 1 ? " read per step" : " reads per step");
@@ -292,11 +309,32 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
     related.push_back({src_.range(h.loop), "inside loop at " + loop_at});
   }
   std::string called;
-  if ((!h.in_loop || h.periodic_caller) && h.heat != Heat::Cold) chain(func_, called, related, h.heat);
+  if ((!h.in_loop || h.periodic_caller) && h.heat != Heat::Cold) {
+    part.emplace();
+    part->heat = h.heat;
+    part->related_at = static_cast<std::uint32_t>(related.size());
+    chain(func_, called, related, h.heat);
+    part->related_length = static_cast<std::uint32_t>(related.size()) - part->related_at;
+  }
+  // The chain's text at the end of the phrase so far (after ": " when `colon`).
+  auto add_chain = [&](bool colon) {
+    if (!part) return;
+    part->in_message = true;
+    part->colon = colon;
+    part->message_at = static_cast<std::uint32_t>(s.size());
+    if (colon && !called.empty()) s += ": ";
+    if (colon && called.empty()) return;
+    s += called;
+    part->message_length = static_cast<std::uint32_t>(s.size()) - part->message_at;
+  };
   switch (h.heat) {
     case Heat::Hot:
-      if (h.in_loop) s = (reads.empty() ? "every step" : reads) + " of the loop at " + loop_at;
-      else s = (reads.empty() ? "every step" : reads) + ": " + called;
+      if (h.in_loop) {
+        s = (reads.empty() ? "every step" : reads) + " of the loop at " + loop_at;
+      } else {
+        s = (reads.empty() ? "every step" : reads) + ": ";
+        add_chain(false);
+      }
       break;
     case Heat::Periodic:
       // A guard in this function is named here; a caller's guard is named in the call chain.
@@ -304,13 +342,13 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
       if (h.periodic) s += " (periodic guard at " + where(h.guard) + ")";
       if (!reads.empty()) s += ", " + reads;
       if (h.in_loop) s += " of the loop at " + loop_at;
-      if ((!h.in_loop || h.periodic_caller) && !called.empty()) s += ": " + called;
+      if (!h.in_loop || h.periodic_caller) add_chain(true);
       break;
     case Heat::Epoch:
       s = "once per epoch";
       if (!reads.empty()) s += ", " + reads;
       if (h.in_loop) s += " of the loop at " + loop_at;
-      else if (!called.empty()) s += ": " + called;
+      else add_chain(true);
       break;
     case Heat::Cold: s = "in code that runs once"; break;
   }
@@ -338,7 +376,15 @@ void Walker::report(const Rule& rule, Node at, Confidence confidence, std::strin
   std::string subject(text(at));
   if (auto nl = subject.find('\n'); nl != std::string::npos) subject = subject.substr(0, nl) + "...";
   if (subject.size() > 60) subject = subject.substr(0, 57) + "...";
-  f.message = "`" + subject + "` " + std::string(what) + ", " + phrase(h, f.related);
+  f.message = "`" + subject + "` " + std::string(what) + ", ";
+  std::optional<FileOutput::ChainPart> part;
+  const std::string said = phrase(h, f.related, part);
+  if (part) {
+    part->finding = static_cast<std::uint32_t>(out_.findings.size());
+    part->message_at += static_cast<std::uint32_t>(f.message.size());
+    out_.chain_parts.push_back(*part);
+  }
+  f.message += said;
   if (confidence == Confidence::Low) f.message += " (if the value is on the GPU: its device is unknown here)";
   f.fix = std::string(fix);
   f.edits = std::move(edits);

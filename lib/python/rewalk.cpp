@@ -51,6 +51,7 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
   FileOutput merged;
   merged.findings = std::move(out_.findings);
   merged.finding_funcs = std::move(out_.finding_funcs);
+  merged.chain_parts = std::move(out_.chain_parts);
   merged.depth_cut_line = std::min(out_.depth_cut_line - 1, old.depth_cut_line - 1) + 1;  // 0 (none) is the largest
   // Both outputs hold each function's items together and in walk order: merged function by function.
   auto merge = [&](auto& now, auto& before, auto& to, auto func_of) {

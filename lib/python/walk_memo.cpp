@@ -10,6 +10,16 @@
 
 namespace synclint::python {
 
+namespace {
+// What a finding's message and related locations take from the calling chain of a function: its shape
+// (its steps, each call edge's caller, callee and loop context) and the positions it names (each call
+// edge's spans, each callback's name).
+struct ChainKey {
+  std::vector<std::int64_t> shape, positions;
+  bool operator==(const ChainKey&) const = default;
+};
+}  // namespace
+
 struct WalkMemo::Walk {
   std::uint64_t version = 0;  // of the file's text
   // What the walk read: summaries of functions it called or tested (their results), its own functions'
@@ -19,7 +29,7 @@ struct WalkMemo::Walk {
   std::vector<std::vector<Value>> params;  // by own function, in funcs_of_ order
   std::vector<FuncHeat> heat;              // likewise
   std::vector<std::tuple<int, std::string, std::optional<Value>>> class_reads, global_reads;
-  std::vector<std::pair<int, std::vector<std::int64_t>>> chains;
+  std::vector<std::pair<int, ChainKey>> chains;
   // What it wrote.
   FileOutput out;
   std::vector<FuncSummary> funcs;  // in funcs_of_ order
@@ -152,26 +162,25 @@ bool same(const std::optional<Value>& a, const std::optional<Value>& b) {
   return a.has_value() == b.has_value() && (!a || a->same(*b));
 }
 
-// What a finding's message and related locations take from the calling chain of `fn`: its steps, each
-// call edge's caller, callee, positions and loop context, and each callback's name position.
-std::vector<std::int64_t> chain_of(const Project& p, int fn) {
-  std::vector<std::int64_t> key;
+// The chain key of function `fn` in `p`.
+ChainKey chain_of(const Project& p, int fn) {
+  ChainKey key;
   auto add = [&](const Position& at) {
-    key.push_back(at.line);
-    key.push_back(at.column);
+    key.positions.push_back(at.line);
+    key.positions.push_back(at.column);
   };
   for (const ChainStep& step : chain_steps(p, fn)) {
-    key.push_back(step.func);
-    key.push_back(step.edge < 0 ? -1 : 0);
+    key.shape.push_back(step.func);
+    key.shape.push_back(step.edge < 0 ? -1 : 0);
     if (step.edge < 0) {
       add(p.funcs[step.func].name_range.begin);
       add(p.funcs[step.func].name_range.end);
       continue;
     }
     const CallEdge& e = p.edges[step.edge];
-    key.push_back(e.caller);
-    key.push_back(e.callee);
-    key.push_back(e.lex.in_loop + 2 * e.lex.periodic);
+    key.shape.push_back(e.caller);
+    key.shape.push_back(e.callee);
+    key.shape.push_back(e.lex.in_loop + 2 * e.lex.periodic);
     for (const Span* s : {&e.call, &e.lex.loop, &e.lex.guard}) {
       add(s->begin);
       add(s->end);
@@ -227,7 +236,8 @@ void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& version
 std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file) {
   const std::vector<int>& funcs = funcs_of_[file];
   const std::vector<int>& classes = classes_of_[file];
-  auto holds_now = [&](const Walk& w) {
+  // Whether the walk holds now; `moved` tells that its calling chains name other positions now.
+  auto holds_now = [&](const Walk& w, bool& moved) {
     for (std::size_t k = 0; k < funcs.size(); ++k) {
       const FuncHeat &a = w.heat[k], &b = p.heat[funcs[k]];
       if (a.heat != b.heat || a.callback != b.callback) return false;
@@ -243,18 +253,30 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
     }
     for (const auto& [g, name, v] : w.global_reads)
       if (!same(v, entry(p.prev.globals[g], name))) return false;
-    for (const auto& [f, chain] : w.chains)
-      if (chain != chain_of(p, f)) return false;
+    moved = false;
+    for (const auto& [f, chain] : w.chains) {
+      const ChainKey now = chain_of(p, f);
+      if (now.shape != chain.shape) return false;
+      moved = moved || now.positions != chain.positions;
+    }
     return true;
   };
   for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
-    const Walk& w = **it;
-    if (w.version != versions_[file] || !holds_now(w)) continue;
+    bool moved = false;
+    if ((*it)->version != versions_[file] || !holds_now(**it, moved)) continue;
+    std::shared_ptr<const Walk> taken = *it;
+    if (moved) {  // the same walk, its calling chains written again
+      auto again = std::make_shared<Walk>(*taken);
+      rewrite_chains(p, again->out);
+      for (auto& [f, chain] : again->chains) chain = chain_of(p, f);
+      taken = std::move(again);
+    }
+    const Walk& w = *taken;
     for (std::size_t k = 0; k < funcs.size(); ++k) p.next.funcs[funcs[k]] = w.funcs[k];
     p.next.globals[file] = w.globals;
     for (std::size_t k = 0; k < classes.size(); ++k) p.next.class_attrs[classes[k]] = w.class_attrs[k];
-    fresh_[file].push_back(*it);
-    std::shared_ptr<const FileOutput> out(*it, &w.out);
+    fresh_[file].push_back(taken);
+    std::shared_ptr<const FileOutput> out(taken, &w.out);
     ++replayed_;
     return out;
   }

@@ -4,6 +4,8 @@
 // When an analysis must walk a file whose text and index are those of a kept walk, and everything that walk
 // read holds the same values now, it takes the kept walk's output instead of walking: an edit of one file
 // walks that file and what its changes reach, not its whole group, and the results stay analyze_project's.
+// A calling chain read counts as the same when it has the same steps: positions it names that moved (a
+// line added above a call in another file) are written again in a copy of the output (rewrite_chains).
 #pragma once
 
 #include <atomic>

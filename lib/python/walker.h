@@ -32,7 +32,23 @@ struct FileOutput {
   };
   std::vector<AttrWrite> attr_writes;
   std::uint32_t depth_cut_line = 0;  // the first line where the nesting limit cut the walk (0: none)
+  // Where a finding's message and related locations hold the calling chain of its function (call_chain):
+  // the only part of a walk's output that names another file's positions. A kept walk replayed after those
+  // positions moved (WalkMemo) gets its chains written again there.
+  struct ChainPart {
+    std::uint32_t finding = 0;
+    std::uint32_t message_at = 0, message_length = 0;  // the chain's text in the message
+    std::uint32_t related_at = 0, related_length = 0;  // its entries in `related`
+    Heat heat = Heat::Cold;                            // as call_chain took it
+    bool in_message = false;                           // the message names the chain
+    bool colon = false;                                // as ": " and the chain, when the chain has steps
+  };
+  std::vector<ChainPart> chain_parts;
 };
+
+// Writes the calling chain of each of `out`'s chain parts again, as `project` has it now (its shape, the
+// functions and call edges, must be that of the walk that made `out`).
+void rewrite_chains(const Project& project, FileOutput& out);
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
 void walk_file(Project& project, int file, bool emit, FileOutput& out);

@@ -146,7 +146,10 @@ class Walker final : public Checker {
   // stage, a resized schedule), not every step.
   bool change_guard(Node c, Node body) const;
   bool interval_modulo(Node binop) const;
-  std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related) const;
+  // The hot-context phrase of a finding; where it put the calling chain goes to `part` (message_at within
+  // the phrase), when it used the chain.
+  std::string phrase(const HotInfo& h, std::vector<RelatedLocation>& related,
+                     std::optional<FileOutput::ChainPart>& part) const;
   void chain(int fn, std::string& where_called, std::vector<RelatedLocation>& related, Heat heat) const;
 
   // ---- rules

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -217,7 +218,8 @@ TEST(ProjectCache, RandomEditsGiveTheResultsOfAnAnalysisFromScratch) {
 // A training script calls a helper of each of eight modules in its loop. Commenting out its first line (an
 // import no other file reads) and typing in its loop's body walks the script alone: the helpers' modules
 // take their walks from the last analysis, and the results are a run's from scratch.
-TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
+// Eight modules with a helper each, and ws/train.py calling them all in its training loop.
+std::vector<SourceFile> script_and_helpers() {
   std::vector<SourceFile> files;
   std::string train = "import torch\n";
   for (int i = 0; i < 8; ++i) {
@@ -229,6 +231,11 @@ TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
   train += "\ndef train(model, loader):\n    for batch in loader:\n";
   for (int i = 0; i < 8; ++i) train += "        helper_" + std::to_string(i) + "(model, batch).item()\n";
   files.push_back({"ws/train.py", train});
+  return files;
+}
+
+TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
+  std::vector<SourceFile> files = script_and_helpers();
   ProjectCache cache;
   EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
   const std::size_t first = cache.walks_made_last();
@@ -268,9 +275,10 @@ TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
   EXPECT_EQ(dump({results.back()}), dump({analyze_project(files, options()).back()}));
 }
 
-// Random characters typed into and deleted from the bodies of functions of a project whose files call
-// each other across the files (fixed seed): most walks are replayed from the last analyses, and after each
-// edit the results are those of a run from scratch.
+// Random characters (line breaks too) typed into and deleted from the bodies of functions of a project whose
+// files call each other across the files (fixed seed): most walks are replayed from the last analyses, and
+// after each edit the results are those of a run from scratch. SYNCLINT_BODY_EDITS sets how many edits
+// (default 200).
 TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
   std::vector<SourceFile> files;
   for (int i = 0; i < 6; ++i) {
@@ -283,12 +291,13 @@ TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
                                              "def run_" + n + "(loader):\n    net = Net" + n + "()\n"
                                              "    for b in loader:\n        step_" + next + "(net, b)\n"});
   }
-  const std::string chars = "abx()[]:.,= #'\"0";
+  const std::string chars = "abx()[]:.,= #'\"0\n";  // a line break moves the calls after it
   std::mt19937 rng(31);
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   ProjectCache cache;
   std::size_t replayed = 0, made = 0;
-  for (int step = 0; step < 200; ++step) {
+  const int steps = std::getenv("SYNCLINT_BODY_EDITS") ? std::atoi(std::getenv("SYNCLINT_BODY_EDITS")) : 200;
+  for (int step = 0; step < steps; ++step) {
     std::string& text = files[pick(files.size())].text;
     // A place in a body: after the first indented line's indentation.
     std::vector<std::size_t> body;
@@ -326,6 +335,26 @@ TEST(ProjectCache, AnAnalysisStoppedEarlyLeavesItsWorkToTheNext) {
     stopped_then_complete(options(/*report_cold=*/true), "other options");
     files[1].text.replace(files[1].text.find("    for batch"), 4, "");  // train.py's loop gone
     stopped_then_complete(options(/*report_cold=*/true), "an edit");
+  }
+}
+
+// Lines added above the calls in the script move the calls that the helpers' findings name (their calling
+// chain): the helpers' walks are replayed with their chains written again, and the results are those of
+// an analysis from scratch.
+TEST(ProjectCache, LinesAddedAboveTheCallsRewriteTheHelpersChainsWithoutWalkingThem) {
+  std::vector<SourceFile> files = script_and_helpers();
+  ProjectCache cache;
+  const std::string first = dump(cache.analyze(files, options()));
+  ASSERT_NE(first.find("called from train.py:13 inside loop"), std::string::npos) << first;  // helper_0's call
+  std::string& text = files.back().text;
+  const std::size_t loop = text.find("    for batch");
+  for (const std::string& added : {"\n", "    x = 1\n\n", "\n\n\n"}) {
+    text.insert(loop, added);
+    const std::string now = dump(cache.analyze(files, options()));
+    EXPECT_EQ(now, dump(analyze_project(files, options()))) << added;
+    EXPECT_EQ(now.find("called from train.py:13 "), std::string::npos) << added;  // the calls moved
+    EXPECT_LE(cache.walks_made_last(), 3u) << added;  // the script's, one per round
+    EXPECT_GE(cache.walks_replayed_last(), 8u) << added;
   }
 }
 
