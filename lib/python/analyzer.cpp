@@ -196,7 +196,8 @@ std::vector<std::size_t> largest_first(const std::vector<std::size_t>& sizes) {
 
 }  // namespace
 
-void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs) {
+void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs,
+                 const std::function<bool()>* stop) {
   use_tree_allocator();
   std::vector<std::size_t> sizes(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) sizes[i] = texts[i]->size();
@@ -206,7 +207,10 @@ void parse_files(const std::vector<const std::string*>& texts, const std::vector
   std::vector<std::unique_ptr<Parser>> parsers(std::min<std::size_t>(jobs, texts.size()));
   parallel_for(texts.size(), jobs, [&](std::size_t k, unsigned t) {
     const std::size_t i = order[k];
-    if (!parsers[t]) parsers[t] = std::make_unique<Parser>();
+    if (!parsers[t]) {
+      parsers[t] = std::make_unique<Parser>();
+      parsers[t]->set_stop(stop);
+    }
     parse_file(*out[i], *texts[i], *parsers[t]);
   });
 }

@@ -40,8 +40,11 @@ struct ParsedFile {
 // Parses and indexes `file` (path set; `text` the source, alive as long as `file`).
 void parse_file(ParsedFile& file, const std::string& text, Parser& parser);
 
-// Parses and indexes *texts[i] into *out[i] (path set) for every i, on `jobs` threads, largest first.
-void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs);
+// Parses and indexes *texts[i] into *out[i] (path set) for every i, on `jobs` threads, largest first. With
+// `stop` (called from those threads), a parse ends when it answers true and ParseStopped is thrown; the
+// files it did not finish are left half made.
+void parse_files(const std::vector<const std::string*>& texts, const std::vector<ParsedFile*>& out, unsigned jobs,
+                 const std::function<bool()>* stop = nullptr);
 
 // Which files of a linked project to walk (all when empty), and what a walk of some of them leaves for the
 // next one.

@@ -72,6 +72,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   std::vector<ParsedFile*> to_parse;
   // The groups that held a file that changed or went away in the last analysis: walked again.
   std::unordered_set<std::uint64_t> lost;
+  std::unordered_set<std::string> replaced;  // edited files to parse (edited() put their last Kept in past_)
   for (std::size_t i = 0; i < files.size(); ++i) {
     const SourceFile& f = files[i];
     if (auto same = kept.find(f.path); same != kept.end()) {  // the same path twice: analysed as given once
@@ -103,6 +104,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       if (parse) {
         texts.push_back(&k->parsed.text);
         to_parse.push_back(&k->parsed);
+        replaced.insert(f.path);
       }
     }
     members[i] = k.get();
@@ -111,7 +113,32 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   if (!same_options) memo_.clear();
   std::vector<std::uint64_t> versions(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) versions[i] = members[i]->version;
-  parse_files(texts, to_parse, options.jobs);
+  try {
+    parse_files(texts, to_parse, options.jobs, options.stop ? &options.stop : nullptr);
+  } catch (const ParseStopped&) {
+    // Newer edits wait. The files to parse are as before this analysis: an edited one takes back its last
+    // text and parse (its kept trees stay with it), a new one waits for the next analysis; the groups these
+    // edits touch are walked next time.
+    for (ParsedFile* pf : to_parse) {
+      auto k = kept.find(pf->path);
+      if (k == kept.end()) continue;
+      if (replaced.count(pf->path)) {
+        std::vector<std::unique_ptr<Kept>>& past = past_[pf->path];
+        std::unique_ptr<Kept> before = std::move(past.front());
+        past.erase(past.begin());
+        before->parsed.reparse = std::move(k->second->parsed.reparse);
+        k->second = std::move(before);
+      } else {
+        kept.erase(k);
+      }
+    }
+    for (const auto& [path, k] : files_)
+      if (k->analysed) lost.insert(k->group);
+    files_ = std::move(kept);
+    for (auto& [path, k] : files_)
+      if (!same_options || lost.count(k->group)) k->analysed = false;
+    throw AnalysisStopped{};
+  }
   parsed_last_ = to_parse.size();
   std::erase_if(past_, [&](const auto& entry) { return !kept.count(entry.first); });
 

@@ -223,6 +223,8 @@ struct Parser::Impl {
   std::int64_t bytes_limit = 0;  // tree_bytes at which it gives up
   bool over_budget = false;
   bool over_memory = false;
+  const std::function<bool()>* stop = nullptr;  // Parser::set_stop
+  bool stopped = false;
   unsigned calls = 0;  // progress callbacks since the clock was last read
   ~Impl() {
     if (parser) ts_parser_delete(parser);
@@ -235,6 +237,8 @@ Parser::Parser() : impl_(std::make_unique<Impl>()) {
 }
 
 Parser::~Parser() = default;
+
+void Parser::set_stop(const std::function<bool()>* stop) { impl_->stop = stop; }
 
 namespace {
 std::int64_t thread_cpu_ns() {
@@ -309,6 +313,7 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
   impl_->over_budget = false;
   impl_->calls = 0;
   impl_->over_memory = false;
+  impl_->stopped = false;
   impl_->bytes_limit = tree_bytes + static_cast<std::int64_t>(memory_limit_bytes());
   TSParseOptions options{};
   options.payload = impl_.get();
@@ -317,15 +322,19 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
   // count is a thread-local integer, checked every time.
   options.progress_callback = [](TSParseState* state) {
     auto* self = static_cast<Impl*>(state->payload);
-    if (++self->calls % 32 == 0) self->over_budget = self->over_budget || thread_cpu_ns() > self->deadline_ns;
+    if (++self->calls % 32 == 0) {
+      self->over_budget = self->over_budget || thread_cpu_ns() > self->deadline_ns;
+      self->stopped = self->stopped || (self->stop && *self->stop && (*self->stop)());
+    }
     self->over_memory = self->over_memory || tree_bytes > self->bytes_limit;
-    return self->over_budget || self->over_memory;
+    return self->over_budget || self->over_memory || self->stopped;
   };
   TSTree* ts_tree = ts_parser_parse_with_options(
       impl_->parser, static_cast<TSTree*>(old), TSInput{&input, &StringInput::read, TSInputEncodingUTF8, nullptr},
       options);
   if (ts_tree == nullptr) {
     ts_parser_reset(impl_->parser);
+    if (impl_->stopped) throw ParseStopped{};
     if (error) {
       char limit[32];
       std::snprintf(limit, sizeof limit, "%.1f", seconds);
@@ -562,10 +571,10 @@ std::shared_ptr<const SyntaxTree> Parser::parse_from_kept(std::string_view text,
       }
     }
     // The base tree stays as it is (it may be kept as the older one): a copy is edited.
-    TSTree* old = ts_tree_copy(static_cast<TSTree*>(base->tree));
-    for (const TSInputEdit& e : edits) ts_tree_edit(old, &e);
-    tree = parse_once(text, nullptr, old, &next.tree, base, &next.nodes);
-    ts_tree_delete(old);
+    const std::unique_ptr<TSTree, void (*)(TSTree*)> old(ts_tree_copy(static_cast<TSTree*>(base->tree)),
+                                                         &ts_tree_delete);
+    for (const TSInputEdit& e : edits) ts_tree_edit(old.get(), &e);
+    tree = parse_once(text, nullptr, old.get(), &next.tree, base, &next.nodes);
     // A tree with the unpacking stars that parse() patches is made from scratch, as parse() makes it.
     if (tree && (tree->at(0).flags & SyntaxTree::HasError) && !rejected_unpacking_stars(*tree, text).empty())
       tree.reset();

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -124,6 +125,9 @@ class KeptTree {
   State older_;  // and the one before
 };
 
+// Thrown by a parse that Parser::set_stop's function ended (not a std::exception: it is no error).
+struct ParseStopped {};
+
 // A tree-sitter parser for Python (one per thread).
 class Parser {
  public:
@@ -164,6 +168,9 @@ class Parser {
 #endif
   static constexpr std::size_t kParseMemoryMB = 2048;
   static std::size_t memory_limit_bytes();
+  // While set (and until set again to null), each parse asks `stop` every few thousand parser operations
+  // and, when it answers true, ends and throws ParseStopped; what the kept trees hold is left as it was.
+  void set_stop(const std::function<bool()>* stop);
 
  private:
   // With `old`, an incremental parse (`old` edited to the text); with `keep`, tree-sitter's tree is kept

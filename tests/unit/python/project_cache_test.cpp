@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -338,6 +339,30 @@ TEST(ProjectCache, AnAnalysisStoppedEarlyLeavesItsWorkToTheNext) {
   }
 }
 
+// An analysis stopped in the middle of a parse (the parse asks Options::stop every few thousand parser
+// operations) leaves the files as they were before it: an edited file keeps its last text and parse, a new
+// file waits; the next analysis gives the results from scratch, and so do later edits.
+TEST(ProjectCache, AnAnalysisStoppedInAParseLeavesTheFilesAsTheyWere) {
+  std::string big;
+  for (int i = 0; i < 150; ++i) big += kTrain + "\n" + kModel;
+  std::vector<SourceFile> files = project();
+  files.push_back({"proj/big.py", big});
+  ProjectCache cache;
+  (void)cache.analyze(files, options());
+  files.back().text.insert(files.back().text.size() / 2, "\nx = 1\n");  // edited
+  files.push_back({"proj/big2.py", big});                                 // new
+  for (int stop_at : {2, 5}) {
+    Options stopping = options();
+    int calls = 0;
+    stopping.stop = [&] { return ++calls >= stop_at; };
+    EXPECT_THROW((void)cache.analyze(files, stopping), AnalysisStopped) << stop_at;
+    EXPECT_EQ(calls, stop_at);  // the parse asked, and stopped at that answer
+  }
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+  files[4].text.insert(files[4].text.size() / 3, "\ny = 2\n");
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+}
+
 // Lines added above the calls in the script move the calls that the helpers' findings name (their calling
 // chain): the helpers' walks are replayed with their chains written again, and the results are those of
 // an analysis from scratch.
@@ -512,6 +537,28 @@ TEST(ProjectCache, ACharacterTypedAndDeletedReusesTheTreeBefore) {
     expect_same_nodes(*a, *b, "edit " + std::to_string(k));
     if (HasFatalFailure()) return;
     EXPECT_GT(incremental.reused_last(), a->size() * 9 / 10) << "edit " << k << " (of " << a->size() << ")";
+  }
+}
+
+// A parse stopped by Parser::set_stop's function throws ParseStopped and leaves the kept trees as they were:
+// the next parses, not stopped, give the trees a parse from scratch gives.
+TEST(ProjectCache, AStoppedParseLeavesTheKeptTreesAsTheyWere) {
+  std::string base;
+  for (int i = 0; i < 100; ++i) base += kTrain + "\n" + kModel;
+  std::string open = base;  // a bracket left open in the middle: parsed again to the end
+  open.insert(open.find("\ndef ", open.size() / 2) + 1, "x = (\n");
+  Parser incremental, scratch;
+  KeptTree kept;
+  incremental.parse_again(base, kept);
+  const std::function<bool()> stop = [] { return true; };
+  incremental.set_stop(&stop);
+  EXPECT_THROW((void)incremental.parse_again(open, kept), ParseStopped);
+  incremental.set_stop(nullptr);
+  for (const std::string* text : {&open, &base, &open}) {
+    const std::shared_ptr<const SyntaxTree> a = incremental.parse_again(*text, kept);
+    const std::unique_ptr<SyntaxTree> b = scratch.parse(*text);
+    ASSERT_TRUE(a && b);
+    expect_same_nodes(*a, *b, text == &base ? "base" : "open bracket");
   }
 }
 
