@@ -5,9 +5,9 @@
 // line at the top level starts where tree-sitter-python's parser and scanner are in their initial state
 // (the module's list of statements, no indentation, no open bracket or string). What it parses from there,
 // up to the next such statement, depends on that text only, as long as the piece ends cleanly: a piece
-// parsed on its own without errors cannot end inside a bracket, a string, a block header or a decorator, and
-// the statement after it cannot continue it (`else`, `except` or an indented line could not have been a
-// top-level statement of the last tree).
+// parsed on its own without errors cannot end inside a bracket, a string, a block header or a decorator, a
+// piece that ends with a backslash is refused, and the statement after it cannot continue it (`else`,
+// `except` or an indented line could not have been a top-level statement of the last tree).
 #include <algorithm>
 #include <cstdint>
 #include <vector>

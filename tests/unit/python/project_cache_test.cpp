@@ -373,7 +373,7 @@ TEST(ProjectCache, LinesAddedAboveTheCallsRewriteTheHelpersChainsWithoutWalkingT
   ASSERT_NE(first.find("called from train.py:13 inside loop"), std::string::npos) << first;  // helper_0's call
   std::string& text = files.back().text;
   const std::size_t loop = text.find("    for batch");
-  for (const std::string& added : {"\n", "    x = 1\n\n", "\n\n\n"}) {
+  for (const char* added : {"\n", "    x = 1\n\n", "\n\n\n"}) {
     text.insert(loop, added);
     const std::string now = dump(cache.analyze(files, options()));
     EXPECT_EQ(now, dump(analyze_project(files, options()))) << added;
