@@ -507,14 +507,16 @@ TSInputEdit ts_edit(const KeptTree::Edit& e) {
 
 void KeptTree::advance(std::string_view text) {
   const Edit edit = kept_edit(edit_between(latest_text_, text));
-  for (State* s : {&last_, &older_}) {
-    if (!s->synced) continue;
-    if (s->pending.size() < kMaxPending) {
-      s->pending.push_back(edit);
-    } else {
-      s->synced = false;
-      s->pending.clear();
-    }
+  for (State* s : {&last_, &older_}) s->follow(edit);
+}
+
+void KeptTree::State::follow(const Edit& edit) {
+  if (!synced) return;
+  if (pending.size() < kMaxPending) {
+    pending.push_back(edit);
+  } else {
+    synced = false;
+    pending.clear();
   }
 }
 
@@ -600,12 +602,11 @@ std::shared_ptr<const SyntaxTree> Parser::parse_from_kept(std::string_view text,
   older.clear();
   if (last.tree) {
     older = std::move(last);
-    if (older.synced && from_latest && older.pending.size() < KeptTree::kMaxPending) {
-      older.pending.push_back(kept_edit(last_edit));
-    } else {
+    if (!from_latest) {
       older.synced = false;
       older.pending.clear();
     }
+    older.follow(kept_edit(last_edit));
   }
   last = std::move(next);
   next = {};

@@ -115,6 +115,8 @@ class KeptTree {
     std::vector<Edit> pending;
     bool synced = false;
     void clear();
+    // The latest text moved on by `edit`: added to `pending` while synced and not full, else unsynced.
+    void follow(const Edit& edit);
   };
   static constexpr std::size_t kMaxPending = 64;
   // The latest text is now `text`, whose tree tree-sitter did not keep: the kept trees add its edit.
