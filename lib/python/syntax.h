@@ -1,6 +1,6 @@
 // The syntax tree of one file: tree-sitter's tree copied, right after the parse, into one compact array
 // (SyntaxTree) and read through small handles (Node): node kinds as an enum, fields, children, text and
-// 1-based code-point positions. Only syntax.cpp speaks to tree-sitter.
+// 1-based code-point positions. Only syntax.cpp and syntax_kept.cpp speak to tree-sitter.
 #pragma once
 
 #include <array>
@@ -183,10 +183,12 @@ class Parser {
                                          std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
   std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep,
                                             std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
-  // parse_again's two ways (syntax_splice.cpp, syntax.cpp); parse_spliced gives null when it cannot.
+  // parse_again's two ways (syntax_splice.cpp, syntax_kept.cpp); parse_spliced gives null when it cannot.
   std::shared_ptr<const SyntaxTree> parse_spliced(std::string_view base_text, const SyntaxTree& base,
                                                   std::string_view text);
   std::shared_ptr<const SyntaxTree> parse_from_kept(std::string_view text, KeptTree& kept, std::string* error);
+  // Whether parse() gives `tree`'s text a tree parsed again with patched unpacking stars.
+  static bool parses_patched(const SyntaxTree& tree, std::string_view text);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::size_t reused_last_ = 0;
