@@ -42,6 +42,7 @@ struct SourceRange {
 struct RelatedLocation {
   SourceRange range;
   std::string message;
+  friend bool operator==(const RelatedLocation&, const RelatedLocation&) = default;
 };
 
 // A text replacement an editor can apply (LSP code action, SARIF fix).

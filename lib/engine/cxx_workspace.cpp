@@ -250,9 +250,10 @@ void CxxWorkspace::collect(WorkspaceResult& out) {
   State& s = *state_;
   std::unique_lock lock(s.mutex);
   s.uncollected = false;
+  std::map<std::string, std::vector<Finding>> added;
   for (const auto& [unit, results] : s.results) {
     for (const auto& [path, findings] : results.files) {
-      std::vector<Finding>& into = out.findings[path];
+      std::vector<Finding>& into = added[path];
       for (const Finding& f : findings) {
         const bool seen = std::any_of(into.begin(), into.end(), [&](const Finding& g) {
           return g.rule_id == f.rule_id && g.range == f.range && g.message == f.message;
@@ -262,7 +263,12 @@ void CxxWorkspace::collect(WorkspaceResult& out) {
     }
     out.errors.insert(out.errors.end(), results.errors.begin(), results.errors.end());
   }
-  for (auto& [path, findings] : out.findings) std::sort(findings.begin(), findings.end(), finding_less);
+  for (auto& [path, findings] : added) {
+    FindingList& list = out.findings[path];
+    if (list) findings.insert(findings.begin(), list->begin(), list->end());
+    std::sort(findings.begin(), findings.end(), finding_less);
+    list = std::make_shared<const std::vector<Finding>>(std::move(findings));
+  }
   out.log.insert(out.log.end(), std::make_move_iterator(s.log.begin()), std::make_move_iterator(s.log.end()));
   s.log.clear();
   lock.unlock();

@@ -40,7 +40,7 @@ struct Project {
   bool complete = false;     // the analysis of those inputs ended (it was not stopped)
   struct FileFindings {
     std::string path;
-    std::vector<Finding> findings;
+    FindingList findings;
     std::vector<FileError> errors;
   };
   std::vector<FileFindings> results;
@@ -279,7 +279,8 @@ WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
             continue;
           }
           if (same[i]) r = project.parsed->result_of(r.path);
-          project.results.push_back({r.path, finish(r, group.second, config, catalog), std::move(r.errors)});
+          project.results.push_back({r.path, std::make_shared<const std::vector<Finding>>(finish(r, group.second, config, catalog)),
+                                     std::move(r.errors)});
         }
       } catch (const python::AnalysisStopped&) {
         // What the analyses made stays for the next one: the parses and walks, and the projects done.

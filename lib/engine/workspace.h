@@ -35,10 +35,13 @@ struct ConfigProblem {
   std::string message;
 };
 
+using FindingList = std::shared_ptr<const std::vector<Finding>>;
+
 struct WorkspaceResult {
   // Findings per file (absolute, lexically normal path, '/' separators), after suppressions and
-  // configuration. Every analysed file has an entry, empty when clean.
-  std::map<std::string, std::vector<Finding>> findings;
+  // configuration, in output order. Every analysed file has an entry, empty when clean. Shared with the
+  // workspace: a file the analysis left alone keeps the list it had.
+  std::map<std::string, FindingList> findings;
   std::vector<FileError> errors;
   std::vector<ConfigProblem> config_problems;
   // Files skipped because this build has no front-end for their language (C++ until it is built).

@@ -80,7 +80,7 @@ std::vector<Diagnostic> Server::diagnostics_for(const std::string& path) const {
   }
   auto it = result_.findings.find(path);
   if (it == result_.findings.end()) return out;
-  for (const Finding& f : it->second) {
+  for (const Finding& f : *it->second) {
     Diagnostic d;
     d.range = range_of(f.range);
     d.severity = severity_of(f.severity);
@@ -116,7 +116,7 @@ std::vector<const Finding*> Server::findings_at(const std::string& path, Range r
   std::vector<const Finding*> out;
   auto it = result_.findings.find(path);
   if (it == result_.findings.end()) return out;
-  for (const Finding& f : it->second) {
+  for (const Finding& f : *it->second) {
     const Range r = range_of(f.range);
     // Overlap, with an empty range at either end counting as touching.
     if (r.end < range.start || range.end < r.start) continue;

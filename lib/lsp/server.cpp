@@ -212,12 +212,16 @@ void Server::analyze(const std::function<bool()>& superseded) {
   load_costs();
   if (costs_->report) {
     Report joined;
-    for (auto& [path, findings] : result.findings)
-      for (Finding& f : findings) joined.findings.push_back(std::move(f));
+    for (const auto& [path, findings] : result.findings)
+      joined.findings.insert(joined.findings.end(), findings->begin(), findings->end());
     join_costs(joined, *costs_->report, {});
-    for (auto& [path, findings] : result.findings) findings.clear();
-    for (Finding& f : joined.findings) result.findings[f.range.path].push_back(std::move(f));
-    for (auto& [path, findings] : result.findings) std::sort(findings.begin(), findings.end(), finding_less);
+    std::map<std::string, std::vector<Finding>> costed;
+    for (const auto& [path, findings] : result.findings) costed[path];
+    for (Finding& f : joined.findings) costed[f.range.path].push_back(std::move(f));
+    for (auto& [path, findings] : costed) {
+      std::sort(findings.begin(), findings.end(), finding_less);
+      result.findings[path] = std::make_shared<const std::vector<Finding>>(std::move(findings));
+    }
   }
   if (!result.unsupported.empty() && !cxx_logged_) {
     cxx_logged_ = true;

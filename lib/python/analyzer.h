@@ -32,6 +32,9 @@ struct Options {
   // Asked before each round of walks (and by ProjectCache after parsing): true ends the analysis early by
   // throwing AnalysisStopped (the language server's newer edits are waiting).
   std::function<bool()> stop;
+  // Files walked again in later rounds are walked whole, not only the functions whose reads changed (the
+  // results are the same; tests compare them).
+  bool whole_walks = false;
 };
 
 // Thrown when Options::stop ends an analysis (not a std::exception: it is no error).

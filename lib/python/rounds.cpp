@@ -253,7 +253,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
           return;
         }
       }
-      if (again[i]) {
+      if (again[i] && !p.options->whole_walks) {
         // The functions it does not walk again keep their summaries, and its module names stay until walked.
         for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
         p.next.globals[i] = p.prev.globals[i];

@@ -69,6 +69,7 @@ class Walker final : public Checker {
   }
   // rewalk.cpp
   void run_again(FileOutput& old, const std::vector<char>& dirty);
+  void merge_findings(FileOutput& old, const std::vector<char>& walk, FileOutput& merged);
 
   // Checker
   std::string_view text(Node n) const override { return src_.text(n); }

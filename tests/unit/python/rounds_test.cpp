@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +93,67 @@ TEST(Rounds, ResultsDoNotDependOnTheThreads) {
     findings += a[i].findings.size();
   }
   EXPECT_EQ(findings, 12u);
+}
+
+// The Python files under `dir`, in path order.
+std::vector<SourceFile> python_files(const std::filesystem::path& dir) {
+  std::vector<SourceFile> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().extension() != ".py") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    files.push_back({e.path().string(), text.str(), 1});
+  }
+  std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+  return files;
+}
+
+// Each finding as one line: where, what, the chain and related locations.
+std::vector<std::string> described(const FileResult& r) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) {
+    std::string s = f.rule_id + " " + std::to_string(f.range.begin.line) + ":" + std::to_string(f.range.begin.column) +
+                    " " + std::to_string(static_cast<int>(f.severity)) + std::to_string(static_cast<int>(f.confidence)) +
+                    " " + std::to_string(f.reads_per_step) + " " + f.message;
+    for (const RelatedLocation& l : f.related)
+      s += " | " + l.range.path + ":" + std::to_string(l.range.begin.line) + " " + l.message;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The results of the rounds as they walk (the files walked again only in part) are those of whole walks.
+// Returns the number of findings compared.
+std::size_t expect_partial_walks_as_whole(const std::vector<SourceFile>& files) {
+  Options partial = options(), whole = options();
+  partial.jobs = whole.jobs = 2;
+  whole.whole_walks = true;
+  const std::vector<FileResult> a = analyze_files(files, partial), b = analyze_files(files, whole);
+  std::size_t compared = 0;
+  EXPECT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    EXPECT_EQ(described(a[i]), described(b[i])) << a[i].path;
+    compared += a[i].findings.size();
+  }
+  return compared;
+}
+
+TEST(Rounds, PartialWalksGiveTheResultsOfWholeWalksOnTheFixtures) {
+  const std::filesystem::path fixtures = std::filesystem::path(SYNCLINT_SOURCE_DIR) / "fixtures";
+  std::size_t findings = expect_partial_walks_as_whole(python_files(fixtures / "python"));
+  for (const auto& project : std::filesystem::directory_iterator(fixtures / "projects"))
+    findings += expect_partial_walks_as_whole(python_files(project.path()));
+  EXPECT_GT(findings, 100u);  // the comparison saw findings with calling chains, over files and rounds
+}
+
+// SYNCLINT_ROUNDS_CORPUS=DIR: the Python files under DIR as one project (such as an installed torch).
+TEST(Rounds, PartialWalksGiveTheResultsOfWholeWalksOnACorpusWhenAsked) {
+  const char* dir = std::getenv("SYNCLINT_ROUNDS_CORPUS");
+  if (!dir) GTEST_SKIP() << "set SYNCLINT_ROUNDS_CORPUS to a folder of Python files";
+  const std::vector<SourceFile> files = python_files(dir);
+  const std::size_t findings = expect_partial_walks_as_whole(files);
+  std::printf("%zu files, %zu findings compared\n", files.size(), findings);
 }
 
 std::string source(int functions) {
