@@ -32,6 +32,8 @@ Incoming error(std::string what) {
 
 }  // namespace
 
+bool Transport::input_waiting() { return in_.rdbuf()->in_avail() > 0; }
+
 Incoming Transport::read() {
   if (ended_) return {};
   // Headers up to an empty line. Lines end in \r\n (a bare \n is accepted).
@@ -105,11 +107,13 @@ Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threa
     for (;;) {
       Incoming in = transport_.read();
       const bool end = in.kind == Incoming::Kind::End;
+      const bool more = !end && transport_.input_waiting();
       {
         // Bounded: past kMaxQueued the rest waits in the pipe, so a flood of edits cannot grow memory.
         std::unique_lock lock(mutex_);
         space_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
         queue_.push_back(std::move(in));
+        coming_ = more;
         // Under the lock: once End is taken the session may end and destroy this Inbox at once.
         ready_.notify_one();
       }
@@ -152,7 +156,10 @@ void Inbox::wake() {
 
 bool Inbox::empty() {
   std::lock_guard lock(mutex_);
-  return queue_.empty() || queue_.front().kind == Incoming::Kind::End;
+  // A message the reader is taking from input already at hand counts as waiting: edits sent together are
+  // all applied before an analysis starts.
+  if (queue_.empty()) return !coming_;
+  return queue_.front().kind == Incoming::Kind::End;
 }
 
 }  // namespace synclint::lsp

@@ -35,6 +35,9 @@ class Transport {
   void write(const nlohmann::json& message);
   // The same for a message given as its JSON text.
   void write_text(const std::string& body);
+  // Whether more input can be read at once (bytes buffered or waiting in the pipe). Call it from the thread
+  // that reads.
+  bool input_waiting();
 
  private:
   std::istream& in_;
@@ -57,6 +60,7 @@ class Inbox {
   Incoming next();
   // Whether a message already received and not yet taken satisfies `pred`.
   bool any_pending(const std::function<bool(const nlohmann::json&)>& pred);
+  // Whether no message waits: none queued, and none the reader is taking from input already at hand.
   bool empty();
   // Makes next() return Kind::Wake (from any thread): background work has results.
   void wake();
@@ -69,6 +73,7 @@ class Inbox {
   std::condition_variable ready_;
   std::condition_variable space_;
   std::deque<Incoming> queue_;
+  bool coming_ = false;  // the reader has more input at hand: a message is about to be queued
   std::thread reader_;
 };
 
