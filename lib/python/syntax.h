@@ -147,8 +147,8 @@ class Parser {
   // SYNCLINT_PARSE_MEMORY_MB from the environment (ordinary code needs about 60 bytes per byte of source,
   // a long line of list items 250).
   // parse(text), from what `kept` holds of the file's earlier texts (or nothing). When the edit from the
-  // last tree's text is inside top-level statements that begin lines, and the text around them parses
-  // without errors, only those statements are parsed (on their own: a statement that begins a line at the
+  // last tree's text is inside top-level statements that begin lines, no longer than the text after them,
+  // and the text around them parses without errors, only those statements are parsed (on their own: a statement that begins a line at the
   // top level starts from tree-sitter's initial state) and put in place of the old ones in a copy of the
   // last tree. Otherwise tree-sitter parses incrementally from the kept tree whose text is closer, reusing
   // what the edit (the bytes between the texts' common prefix and suffix) left alone. The result is

@@ -102,6 +102,9 @@ std::shared_ptr<const SyntaxTree> Parser::parse_spliced(std::string_view base_te
   const std::size_t start = first == 0 ? 0 : top[first].start;
   const std::int64_t shift = static_cast<std::int64_t>(text.size()) - static_cast<std::int64_t>(base_text.size());
   const std::size_t end = last == top.size() ? text.size() : static_cast<std::size_t>(top[last].start + shift);
+  // tree-sitter's incremental parse reads at most from the edit to the end of the text again, often far less:
+  // a piece longer than the text after it would cost more than that (a function that ends the file).
+  if (end - start > text.size() - end) return nullptr;
   if ((start > 0 && !starts_cleanly(text.substr(0, end), start)) ||
       (end < text.size() && (unsafe_first(text[end]) || continued(text.substr(start, end - start)))))
     return nullptr;

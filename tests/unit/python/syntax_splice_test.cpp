@@ -205,5 +205,28 @@ TEST(SyntaxSplice, AnEditThatLeavesAnErrorIsNotSplicedNorTheOneThatMendsIt) {
   }
 }
 
+// A statement longer than the text after it is not spliced (tree-sitter's incremental parse reads no more
+// than the rest of the file); the same edit in a statement followed by more text is.
+TEST(SyntaxSplice, AStatementLongerThanTheTextAfterItIsNotSpliced) {
+  std::string body;
+  for (int i = 0; i < 50; ++i) body += "        step(model, batch, " + std::to_string(i) + ")\n";
+  const std::string train = "def train(model, loader):\n    for batch in loader:\n" + body;
+  const std::string small = "def helper(x):\n    return x + 1\n\n\n";
+  for (const bool last : {true, false}) {
+    const std::string base = last ? small + train : train + "\n\n" + train + "\n\n" + train;
+    std::string edited = base;
+    edited.insert(edited.find("step(model, batch, 3)"), "x = 1; ");
+    Parser incremental, scratch;
+    KeptTree kept;
+    incremental.parse_again(base, kept);
+    const std::shared_ptr<const SyntaxTree> tree = incremental.parse_again(edited, kept);
+    EXPECT_EQ(incremental.spliced_last(), !last);
+    const std::unique_ptr<SyntaxTree> from_scratch = scratch.parse(edited);
+    ASSERT_TRUE(tree && from_scratch);
+    std::string differs;
+    EXPECT_TRUE(same_nodes(*tree, *from_scratch, &differs)) << differs;
+  }
+}
+
 }  // namespace
 }  // namespace synclint::python::test
