@@ -73,6 +73,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
   // The groups that held a file that changed or went away in the last analysis: walked again.
   std::unordered_set<std::uint64_t> lost;
   std::unordered_set<std::string> replaced;  // edited files to parse (edited() put their last Kept in past_)
+  std::unordered_set<std::uint64_t> lost_if_parsed;  // their groups: lost once their parses are done
   for (std::size_t i = 0; i < files.size(); ++i) {
     const SourceFile& f = files[i];
     if (auto same = kept.find(f.path); same != kept.end()) {  // the same path twice: analysed as given once
@@ -97,7 +98,8 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       texts.push_back(&k->parsed.text);
       to_parse.push_back(&k->parsed);
     } else {
-      if (it->second->analysed) lost.insert(it->second->group);
+      const bool analysed = it->second->analysed;
+      const std::uint64_t group = it->second->group;
       bool parse = false;
       k = edited(std::move(it->second), f, hash, parse);
       files_.erase(it);
@@ -105,6 +107,9 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
         texts.push_back(&k->parsed.text);
         to_parse.push_back(&k->parsed);
         replaced.insert(f.path);
+        if (analysed) lost_if_parsed.insert(group);
+      } else if (analysed) {
+        lost.insert(group);
       }
     }
     members[i] = k.get();
@@ -132,6 +137,8 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
         kept.erase(k);
       }
     }
+    // The files to parse are as the last analysis left them: their groups are walked when their edits come
+    // again. Those of the other edits, and of the files that went away, are walked next time.
     for (const auto& [path, k] : files_)
       if (k->analysed) lost.insert(k->group);
     files_ = std::move(kept);
@@ -140,6 +147,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
     throw AnalysisStopped{};
   }
   parsed_last_ = to_parse.size();
+  lost.insert(lost_if_parsed.begin(), lost_if_parsed.end());
   std::erase_if(past_, [&](const auto& entry) { return !kept.count(entry.first); });
 
   // The files left in files_ went away: the groups that held them in the last analysis are walked again.

@@ -342,11 +342,19 @@ TEST(ProjectCache, AnAnalysisStoppedEarlyLeavesItsWorkToTheNext) {
 // An analysis stopped in the middle of a parse (the parse asks Options::stop every few thousand parser
 // operations) leaves the files as they were before it: an edited file keeps its last text and parse, a new
 // file waits; the next analysis gives the results from scratch, and so do later edits.
-TEST(ProjectCache, AnAnalysisStoppedInAParseLeavesTheFilesAsTheyWere) {
+// The project with a large file (a parse long enough to be asked to stop), and that file's text.
+std::vector<SourceFile> project_with_a_large_file(std::string* big_text = nullptr) {
   std::string big;
   for (int i = 0; i < 150; ++i) big += kTrain + "\n" + kModel;
   std::vector<SourceFile> files = project();
   files.push_back({"proj/big.py", big});
+  if (big_text) *big_text = big;
+  return files;
+}
+
+TEST(ProjectCache, AnAnalysisStoppedInAParseLeavesTheFilesAsTheyWere) {
+  std::string big;
+  std::vector<SourceFile> files = project_with_a_large_file(&big);
   ProjectCache cache;
   (void)cache.analyze(files, options());
   files.back().text.insert(files.back().text.size() / 2, "\nx = 1\n");  // edited
@@ -361,6 +369,24 @@ TEST(ProjectCache, AnAnalysisStoppedInAParseLeavesTheFilesAsTheyWere) {
   EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
   files[4].text.insert(files[4].text.size() / 3, "\ny = 2\n");
   EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+}
+
+// An edit whose parse was stopped left the files as they were: when the next analysis gets the files as
+// they were before the edit (the edit undone), it walks nothing and keeps every result.
+TEST(ProjectCache, FilesAsTheyWereBeforeAStoppedParseWalkNothing) {
+  const std::vector<SourceFile> files = project_with_a_large_file();
+  ProjectCache cache;
+  const std::string before = dump(cache.analyze(files, options()));
+  std::vector<SourceFile> edited = files;
+  edited.back().text.insert(edited.back().text.size() / 2, "\nx = (\n");
+  Options stopping = options();
+  int calls = 0;
+  stopping.stop = [&] { return ++calls >= 2; };  // the first answer is after the parse's first operations
+  EXPECT_THROW((void)cache.analyze(edited, stopping), AnalysisStopped);
+  EXPECT_EQ(dump(cache.analyze(files, options())), before);
+  EXPECT_EQ(cache.walked_last(), 0u);
+  EXPECT_EQ(dump(cache.analyze(edited, options())), dump(analyze_project(edited, options())));
+  EXPECT_GT(cache.walked_last(), 0u);
 }
 
 // Lines added above the calls in the script move the calls that the helpers' findings name (their calling
