@@ -68,23 +68,25 @@ struct Directive {
   bool end = false;    // NOLINTEND
 };
 
-// `synclint: ignore[...]` and `synclint: ignore-file[...]`, both languages.
+// `synclint: ignore[...]` and `synclint: ignore-file[...]`, both languages. An unclosed list ends where the
+// next directive starts (so that a comment of many unclosed directives takes linear time).
 std::vector<Directive> synclint_directives(std::string_view text) {
   std::vector<Directive> out;
-  for (std::size_t at = find_word(text, "synclint:", 0, true); at != std::string_view::npos;
-       at = find_word(text, "synclint:", at + 1, true)) {
-    const std::size_t i = skip_spaces(text, at + 9);
+  for (std::size_t at = find_word(text, "synclint:", 0, true), next = 0; at != std::string_view::npos; at = next) {
+    next = find_word(text, "synclint:", at + 1, true);
+    const std::string_view own = text.substr(0, next);
+    const std::size_t i = skip_spaces(own, at + 9);
     Directive d;
     std::size_t after = 0;
-    if (starts_with_word(text, i, "ignore-file")) {
+    if (starts_with_word(own, i, "ignore-file")) {
       d.file_level = true;
       after = i + 11;
-    } else if (starts_with_word(text, i, "ignore")) {
+    } else if (starts_with_word(own, i, "ignore")) {
       after = i + 6;
     } else {
       continue;
     }
-    if (auto list = bracketed(text, after, '[', ']')) d.ids = split_ids(*list);
+    if (auto list = bracketed(own, after, '[', ']')) d.ids = split_ids(*list);
     out.push_back(std::move(d));
   }
   return out;
@@ -113,11 +115,13 @@ std::optional<Directive> noqa_directive(std::string_view text) {
   return std::nullopt;
 }
 
-// clang-tidy's `NOLINT`, `NOLINT(a, b)`, `NOLINTNEXTLINE(a)`, C++.
-std::vector<Directive> nolint_directives(std::string_view text) {
+// clang-tidy's `NOLINT`, `NOLINT(a, b)`, `NOLINTNEXTLINE(a)`, C++. An unclosed list ends where the next
+// `NOLINT` starts.
+std::vector<Directive> nolint_directives(std::string_view full) {
   std::vector<Directive> out;
-  for (std::size_t at = find_word(text, "NOLINT", 0, false); at != std::string_view::npos;
-       at = find_word(text, "NOLINT", at + 1, false)) {
+  for (std::size_t at = find_word(full, "NOLINT", 0, false), next = 0; at != std::string_view::npos; at = next) {
+    next = find_word(full, "NOLINT", at + 1, false);
+    const std::string_view text = full.substr(0, next);
     if (at > 0 && id_char(text[at - 1])) continue;
     Directive d;
     std::size_t after = at + 6;

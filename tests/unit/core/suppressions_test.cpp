@@ -201,6 +201,27 @@ TEST(Suppressions, HugeCommentsDoNotBreakParsing) {
   EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, noqa)}).all(), IsEmpty());
 }
 
+// An unclosed list ends where the next directive of its kind starts: a comment of many unclosed directives
+// names each id once (not every id after it: quadratic in the comment's length, which a fuzzer found).
+TEST(Suppressions, AnUnclosedListEndsAtTheNextDirective) {
+  const auto python = Suppressions::parse(Language::Python, kPath,
+                                          {comment(1, "# synclint: ignore[SYNC001 synclint: ignore[SYNC005")});
+  ASSERT_EQ(python.all().size(), 2u);
+  EXPECT_THAT(python.all()[0].ids, ElementsAre("SYNC001"));
+  EXPECT_THAT(python.all()[1].ids, ElementsAre("SYNC005"));
+  const auto cxx = Suppressions::parse(Language::Cxx, kPath, {comment(1, "// NOLINT(SYNC001 NOLINT(SYNC005")});
+  ASSERT_EQ(cxx.all().size(), 2u);
+  EXPECT_THAT(cxx.all()[0].ids, ElementsAre("SYNC001"));
+  EXPECT_THAT(cxx.all()[1].ids, ElementsAre("SYNC005"));
+  std::string many = "#";
+  for (int i = 0; i < 5000; ++i) many += " synclint: ignore[SYNC001";
+  const auto s = Suppressions::parse(Language::Python, kPath, {comment(1, many)});
+  ASSERT_EQ(s.all().size(), 5000u);
+  std::size_t ids = 0;
+  for (const Suppression& d : s.all()) ids += d.ids.size();
+  EXPECT_EQ(ids, 5000u);
+}
+
 TEST(Suppressions, NolintBeginEndCoversTheLinesBetween) {
   Suppressions s = Suppressions::parse(Language::Cxx, kPath,
                                        {comment(3, "// NOLINTBEGIN(synclint-SYNC001)"), comment(6, "// NOLINTEND(synclint-SYNC001)")});
