@@ -53,12 +53,12 @@ std::uint64_t mix(std::uint64_t seed, std::string_view bytes) {
 }
 
 // Suppressions, then configuration, for one file's findings, in output order.
-std::vector<Finding> finish(python::FileResult& result, Language lang, const Config& config,
-                            const Catalog& catalog) {
+FindingList finish(python::FileResult& result, Language lang, const Config& config,
+                   const Catalog& catalog) {
   std::vector<Finding> out = finish_findings(lang, result.path, std::move(result.findings), result.comments,
                                              /*report_unused=*/true, result.path, config, catalog);
   std::sort(out.begin(), out.end(), finding_less);
-  return out;
+  return std::make_shared<const std::vector<Finding>>(std::move(out));
 }
 
 }  // namespace
@@ -279,8 +279,7 @@ WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
             continue;
           }
           if (same[i]) r = project.parsed->result_of(r.path);
-          project.results.push_back({r.path, std::make_shared<const std::vector<Finding>>(finish(r, group.second, config, catalog)),
-                                     std::move(r.errors)});
+          project.results.push_back({r.path, finish(r, group.second, config, catalog), std::move(r.errors)});
         }
       } catch (const python::AnalysisStopped&) {
         // What the analyses made stays for the next one: the parses and walks, and the projects done.
