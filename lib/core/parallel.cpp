@@ -100,14 +100,26 @@ void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::si
     for (std::size_t i = 0; i < n; ++i) fn(i, 0u);
     return;
   }
+  // The first exception thrown by fn, on any thread, ends the loop: no index is taken after it, the calls
+  // running on other threads return, and it is thrown again on the calling thread.
   std::atomic<std::size_t> next{0};
+  std::mutex failed;
+  std::exception_ptr error;
   const std::function<void(unsigned)> body = [&](unsigned worker) {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i, worker);
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) fn(i, worker);
+    } catch (...) {
+      next.store(n);
+      std::lock_guard lock(failed);
+      if (!error) error = std::current_exception();
+    }
   };
-  if (Pool::get().run(static_cast<unsigned>(threads - 1), body)) return;
-  std::vector<std::jthread> pool;
-  pool.reserve(threads);
-  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back([&, t] { body(static_cast<unsigned>(t)); });
+  if (!Pool::get().run(static_cast<unsigned>(threads - 1), body)) {
+    std::vector<std::jthread> pool;
+    pool.reserve(threads);
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back([&, t] { body(static_cast<unsigned>(t)); });
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace synclint

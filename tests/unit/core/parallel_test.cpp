@@ -1,10 +1,12 @@
 // parallel_for on the threads it keeps between loops: every index once, loops from several threads at
-// once, and a loop inside a loop.
+// once, a loop inside a loop, and an exception thrown on any thread.
 #include "core/parallel.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -51,6 +53,35 @@ TEST(ParallelFor, ALoopInsideALoop) {
     parallel_for(16, 3, [&](std::size_t, unsigned) { total.fetch_add(1); });
   });
   EXPECT_EQ(total.load(), 8 * 16);
+}
+
+// Every index throws, so that the exception comes from the pool's threads as well as the caller's: it is
+// thrown again on the calling thread (an exception leaving a thread would end the process), the indexes
+// after it do not run, and the threads serve the next loop.
+TEST(ParallelFor, AnExceptionOnAnyThreadIsThrownToTheCaller) {
+  for (int l = 0; l < 50; ++l) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(parallel_for(1000, 4,
+                              [&](std::size_t i, unsigned) {
+                                ran.fetch_add(1);
+                                throw std::runtime_error("index " + std::to_string(i));
+                              }),
+                 std::runtime_error);
+    EXPECT_LE(ran.load(), 4);  // one index per thread at most
+  }
+  // One thread other than the caller's throws a type of its own.
+  struct Stopped {};
+  std::atomic<bool> thrown{false};
+  EXPECT_THROW(parallel_for(400, 3,
+                            [&](std::size_t, unsigned worker) {
+                              if (worker == 0) {
+                                while (!thrown) std::this_thread::yield();
+                                return;
+                              }
+                              if (!thrown.exchange(true)) throw Stopped{};
+                            }),
+               Stopped);
+  EXPECT_TRUE(loops_run_each_index_once(20, 500, 4));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -369,6 +370,26 @@ TEST(ProjectCache, AnAnalysisStoppedInAParseLeavesTheFilesAsTheyWere) {
   EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
   files[4].text.insert(files[4].text.size() / 3, "\ny = 2\n");
   EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+}
+
+// Parses of several files on two threads, stopped: the parse that sees the answer may run on a thread of
+// the pool, and its ParseStopped must reach the caller as AnalysisStopped (it ended the process once: a
+// language server stopped while it parsed its workspace on start-up).
+TEST(ProjectCache, ParsesStoppedOnSeveralThreadsEndTheAnalysis) {
+  std::string big;
+  std::vector<SourceFile> files = project_with_a_large_file(&big);
+  for (int i = 2; i < 8; ++i) files.push_back({"proj/big" + std::to_string(i) + ".py", big});
+  for (int stop_at : {1, 3, 8, 20}) {
+    ProjectCache cache;
+    Options stopping = options();
+    stopping.jobs = 2;
+    std::atomic<int> calls{0};
+    stopping.stop = [&] { return ++calls >= stop_at; };
+    EXPECT_THROW((void)cache.analyze(files, stopping), AnalysisStopped) << stop_at;
+    Options two = options();
+    two.jobs = 2;
+    EXPECT_EQ(dump(cache.analyze(files, two)), dump(analyze_project(files, options()))) << stop_at;
+  }
 }
 
 // An edit whose parse was stopped left the files as they were: when the next analysis gets the files as
