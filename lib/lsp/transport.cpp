@@ -101,12 +101,22 @@ void Transport::write_text(const std::string& body) {
   out_.flush();
 }
 
+namespace {
+// The message that ends a session (Session::handle), whatever else it holds.
+bool is_exit(const nlohmann::json& m) {
+  if (!m.is_object()) return false;
+  auto method = m.find("method");
+  return method != m.end() && method->is_string() && method->get_ref<const std::string&>() == "exit";
+}
+}  // namespace
+
 Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threaded_(threaded) {
   if (!threaded_) return;
   reader_ = std::thread([this] {
     for (;;) {
       Incoming in = transport_.read();
-      const bool end = in.kind == Incoming::Kind::End;
+      // After `exit` nothing more is read: the session ends, and the transport may go with it.
+      const bool end = in.kind == Incoming::Kind::End || (in.kind == Incoming::Kind::Message && is_exit(in.message));
       const bool more = !end && transport_.input_waiting();
       {
         // Bounded: past kMaxQueued the rest waits in the pipe, so a flood of edits cannot grow memory.
@@ -114,7 +124,8 @@ Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threa
         space_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
         queue_.push_back(std::move(in));
         coming_ = more;
-        // Under the lock: once End is taken the session may end and destroy this Inbox at once.
+        finished_ = end;
+        // Under the lock: once End or exit is taken the session may end and destroy this Inbox at once.
         ready_.notify_one();
       }
       if (end) return;
@@ -123,8 +134,16 @@ Inbox::Inbox(Transport& transport, bool threaded) : transport_(transport), threa
 }
 
 Inbox::~Inbox() {
-  // The reader may be blocked on input that never comes (the client left stdin open after exit).
-  if (reader_.joinable()) reader_.detach();
+  if (!reader_.joinable()) return;
+  bool finished = false;
+  {
+    std::lock_guard lock(mutex_);
+    finished = finished_;
+  }
+  // A reader that queued End or exit touches nothing more; one that did not (the session ended on an
+  // error) may be blocked on input that never comes, and is left to the process's end.
+  if (finished) reader_.join();
+  else reader_.detach();
 }
 
 Incoming Inbox::next() {

@@ -74,6 +74,7 @@ class Inbox {
   std::condition_variable space_;
   std::deque<Incoming> queue_;
   bool coming_ = false;  // the reader has more input at hand: a message is about to be queued
+  bool finished_ = false;  // the reader queued End or exit, and reads no more
   std::thread reader_;
 };
 

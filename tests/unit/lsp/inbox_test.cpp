@@ -5,6 +5,9 @@
 
 #include <ext/stdio_filebuf.h>
 
+#include <chrono>
+#include <filesystem>
+
 #include <istream>
 #include <ostream>
 #include <sstream>
@@ -95,6 +98,38 @@ TEST(Inbox, EditsSentTogetherAreAnalysedOnceAtTheLastVersion) {
   std::vector<std::string> codes;
   for (const json& d : published[0]["diagnostics"]) codes.push_back(d["code"]);
   EXPECT_EQ(codes, (std::vector<std::string>{"SYNC011", "SYNC001"}));  // x.cuda() and the typed loss.item()
+}
+
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// The reader stops at `exit`: the session ends there and its transport may go at once, so a reader still
+// reading (here the message after `exit`, then a pipe left open) would use a transport that is gone.
+TEST(Inbox, NothingIsReadAfterExit) {
+  int to_server[2];
+  ASSERT_EQ(::pipe(to_server), 0);
+  write_all(to_server[1], frame({{"jsonrpc", "2.0"}, {"method", "exit"}, {"params", nullptr}}) +
+                              frame({{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}}));
+  const std::size_t before = threads_of_this_process();
+  {
+    __gnu_cxx::stdio_filebuf<char> in_buf(to_server[0], std::ios::in);
+    std::istream in(&in_buf);
+    std::ostringstream out;
+    Transport transport(in, out);
+    Inbox inbox(transport, /*threaded=*/true);
+    const Incoming first = inbox.next();
+    ASSERT_EQ(first.kind, Incoming::Kind::Message);
+    EXPECT_EQ(first.message["method"], "exit");
+  }
+  // The reader has ended with the Inbox (joined, not left reading the pipe, which is still open).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (threads_of_this_process() > before && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(threads_of_this_process(), before);
+  ::close(to_server[1]);
 }
 
 }  // namespace
