@@ -20,6 +20,10 @@ With --type, the edits are typing: after the first line at or below --at that is
 body, statements are typed one character at a time on new lines, each line started by Enter with the
 indentation an editor gives (one edit), so that every edit gives a new text and many texts in between have
 a syntax error (`stats.append(out.mean(` ...).
+
+With --probe-report, each workspace has a `synclint-probe.json` with a site on every line that reads a
+value to the host, so that the server joins a cost onto every finding, as it does for a user who probed
+the program.
 """
 import argparse
 import os
@@ -166,6 +170,33 @@ def edits(client, path, first_version, count, pace_s, changes):
     return latencies, version
 
 
+def write_probe_report(folder):
+    """A probe report at the workspace root (the server's default `synclint-probe.json`) with a site on
+    every line of the folder's Python files that reads a value to the host, so that every finding has a
+    cost to join."""
+    import json
+    sites = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py"):
+            continue
+        path = os.path.join(folder, name)
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if any(read in line for read in (".item()", ".cpu()", "float(", ".tolist()")):
+                    sites.append({"path": path, "line": n, "function": "f", "language": "python",
+                                  "api": "cudaStreamSynchronize", "rule_guess": "SYNC001", "calls": 100,
+                                  "host_blocked_ms": 1.0, "gpu_idle_ms": 1.0, "predicted_saving_ms": 0.5,
+                                  "share_of_run": 0.001})
+    report = {"schema": "synclint-probe-report", "version": 1,
+              "run": {"command": ["python3", "train.py"], "cwd": folder, "hostname": "gpu", "pid": 1, "rank": -1,
+                      "gpu_name": "H200", "wall_ms": 100000.0, "status": "ok"},
+              "runs": [], "totals": {"syncs": 100 * len(sites), "host_blocked_ms": 1.0 * len(sites),
+                                     "gpu_idle_ms": 1.0 * len(sites), "dropped_activity_records": 0, "windows": 1},
+              "sites": sites}
+    with open(os.path.join(folder, "synclint-probe.json"), "w") as f:
+        json.dump(report, f)
+
+
 def line_at(path, fraction):
     """The line at `fraction` of the file's lines (0-based)."""
     with open(path) as f:
@@ -205,6 +236,8 @@ def main():
                     help="where the edits are, as a fraction of the file's lines (0: the first line)")
     ap.add_argument("--lines", type=int, default=0, help="edit this many lines in turn (see the usage)")
     ap.add_argument("--type", action="store_true", help="type statements on new lines (see the usage)")
+    ap.add_argument("--probe-report", action="store_true",
+                    help="with a probe report that gives every finding a cost (the server joins it on each edit)")
     args = ap.parse_args()
     synclint = os.path.abspath(args.synclint)
     print("| case | edits | p50 (ms) | p95 (ms) | max (ms) | server CPU per edit (ms) |\n|---|---:|---:|---:|---:|---:|")
@@ -214,6 +247,8 @@ def main():
     big = os.path.join(d, "train.py")
     with open(big, "w") as f:
         f.write(training_file(5000))
+    if args.probe_report:
+        write_probe_report(d)
     c = Client(synclint, d, timeout=120)
     c.open(big)
     publishes_for(c, big, 1)
@@ -234,6 +269,8 @@ def main():
         f.write("\n\ndef train(model, loader, opt, scaler, device):\n    for batch in loader:\n")
         f.write("".join("        helper_%d(model, batch, opt, scaler, device).item()\n" % i for i in range(299)))
     train = os.path.join(d, "train.py")
+    if args.probe_report:
+        write_probe_report(d)
     start = time.perf_counter()
     c = Client(synclint, d, timeout=120)
     c.open(train)

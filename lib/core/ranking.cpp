@@ -69,24 +69,22 @@ std::string map_runtime_path(const std::string& path, const std::vector<std::pai
   return normalize(to + rest);
 }
 
-void join_costs(Report& report, const CostReport& costs,
-                const std::vector<std::pair<std::string, std::string>>& path_mappings) {
-  // Distinct finding files, each with the absolute paths it may be known by.
-  std::vector<std::string> files;             // as the user named them
-  std::map<std::string, std::size_t> file_id;  // named path -> id
-  std::map<std::string, std::size_t> by_abs;   // absolute candidate -> id
+CostIndex::CostIndex(const std::vector<std::string>& files, const CostReport& costs,
+                     const std::vector<std::pair<std::string, std::string>>& path_mappings)
+    : costs_(&costs), sites_of_(files.size()), site_path_(costs.sites.size()) {
+  // Each finding file with the absolute paths it may be known by.
+  std::map<std::string, std::size_t> by_abs;  // absolute candidate -> id
   std::vector<std::string> run_dirs;
   for (const auto& run : costs.runs.empty() ? std::vector<CostRun>{costs.run} : costs.runs)
     if (!run.cwd.empty()) run_dirs.push_back(normalize(map_runtime_path(run.cwd, path_mappings)));
   std::error_code ec;
   const fs::path here = fs::current_path(ec);
-  for (const auto& f : report.findings) {
-    auto [it, fresh] = file_id.emplace(f.range.path, files.size());
+  for (const std::string& file : files) {
+    auto [it, fresh] = file_id_.emplace(file, file_id_.size());
     if (!fresh) continue;
-    files.push_back(f.range.path);
-    const fs::path named(f.range.path);
+    const fs::path named(file);
     if (named.is_absolute()) {
-      by_abs.emplace(normalize(f.range.path), it->second);
+      by_abs.emplace(normalize(file), it->second);
       continue;
     }
     if (!ec) by_abs.emplace(normalize((here / named).generic_string()), it->second);
@@ -100,24 +98,24 @@ void join_costs(Report& report, const CostReport& costs,
 
   // Each runtime site -> a finding file (exact path first, then an unambiguous path suffix).
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> site_file(costs.sites.size(), kNone);
-  std::vector<std::string> site_path(costs.sites.size());
+  std::vector<std::string> named(file_id_.size());
+  for (const auto& [file, id] : file_id_) named[id] = file;
   for (std::size_t i = 0; i < costs.sites.size(); ++i) {
     const std::string mapped = normalize(map_runtime_path(costs.sites[i].site.path, path_mappings));
-    site_path[i] = mapped;
+    site_path_[i] = mapped;
     auto it = by_abs.find(mapped);
     if (it == by_abs.end()) {
       if (std::string r = real_path(mapped); !r.empty()) it = by_abs.find(r);
     }
     if (it != by_abs.end()) {
-      site_file[i] = it->second;
+      sites_of_[it->second].push_back(i);
       continue;
     }
     const auto site_parts = components(mapped);
     std::size_t best = kNone, best_len = 0;
     bool tie = false;
-    for (std::size_t id = 0; id < files.size(); ++id) {
-      const auto parts = components(files[id]);
+    for (std::size_t id = 0; id < named.size(); ++id) {
+      const auto parts = components(named[id]);
       std::size_t n = 0;
       while (n < parts.size() && n < site_parts.size() && parts[parts.size() - 1 - n] == site_parts[site_parts.size() - 1 - n] &&
              parts[parts.size() - 1 - n] != "..")
@@ -127,31 +125,44 @@ void join_costs(Report& report, const CostReport& costs,
       else if (n == best_len) tie = true;
     }
     if (best != kNone && !tie) {
-      site_file[i] = best;
-      site_path[i] = files[best];
+      sites_of_[best].push_back(i);
+      site_path_[i] = named[best];
     }
   }
+}
+
+void CostIndex::cost(Finding& f, std::vector<bool>* covered) const {
+  f.cost.reset();
+  auto id = file_id_.find(f.range.path);
+  if (id == file_id_.end()) return;
+  const auto [first, last] = covered_lines(f.range);
+  for (std::size_t i : sites_of_[id->second]) {
+    const CostSite& site = costs_->sites[i];
+    if (site.site.line < first || site.site.line > last) continue;
+    if (!f.cost) f.cost.emplace();
+    add_cost(*f.cost, site_cost(site));
+    if (covered) (*covered)[i] = true;
+  }
+}
+
+void join_costs(Report& report, const CostReport& costs,
+                const std::vector<std::pair<std::string, std::string>>& path_mappings) {
+  // The distinct finding files, as the user named them.
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  for (const auto& f : report.findings)
+    if (seen.insert(f.range.path).second) files.push_back(f.range.path);
+  const CostIndex index(files, costs, path_mappings);
 
   // Findings cover the sites of their file on their lines.
   std::vector<bool> covered(costs.sites.size(), false);
-  for (auto& f : report.findings) {
-    const std::size_t id = file_id.at(f.range.path);
-    const auto [first, last] = covered_lines(f.range);
-    std::optional<SiteCost> total;
-    for (std::size_t i = 0; i < costs.sites.size(); ++i) {
-      if (site_file[i] != id || costs.sites[i].site.line < first || costs.sites[i].site.line > last) continue;
-      if (!total) total.emplace();
-      add_cost(*total, site_cost(costs.sites[i]));
-      covered[i] = true;
-    }
-    f.cost = total;
-  }
+  for (auto& f : report.findings) index.cost(f, &covered);
 
   report.missed_by_static.clear();
   for (std::size_t i = 0; i < costs.sites.size(); ++i) {
     if (covered[i]) continue;
     RuntimeSite r;
-    r.range.path = site_path[i];
+    r.range.path = index.site_path(i);
     r.range.begin = {costs.sites[i].site.line, 0};
     r.range.end = {costs.sites[i].site.line, 0};
     r.function = costs.sites[i].site.function;

@@ -14,6 +14,8 @@
 //    `/y/train.py` ambiguously.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +32,27 @@ namespace synclint {
 // time (its code did not run, or did not sync there). path_mappings: (FROM, TO) prefix pairs.
 void join_costs(Report& report, const CostReport& costs,
                 const std::vector<std::pair<std::string, std::string>>& path_mappings);
+
+// The runtime sites of a probe report matched to a set of finding files: the first step of join_costs.
+// The language server keeps one while the report and the files with findings stay the same, and costs
+// each file's findings when they change. `costs` must outlive it.
+class CostIndex {
+ public:
+  // `files`: the finding files, as the findings name them.
+  CostIndex(const std::vector<std::string>& files, const CostReport& costs,
+            const std::vector<std::pair<std::string, std::string>>& path_mappings);
+  // Sets f.cost to the sum over the sites of f's file on the lines f covers (none: no cost), and marks
+  // those sites in `covered` (sized to the report's sites) when given.
+  void cost(Finding& f, std::vector<bool>* covered = nullptr) const;
+  // Where site i is, as joined: its mapped path, or the finding file its path suffix matched.
+  const std::string& site_path(std::size_t i) const { return site_path_[i]; }
+
+ private:
+  const CostReport* costs_;
+  std::map<std::string, std::size_t> file_id_;
+  std::vector<std::vector<std::size_t>> sites_of_;  // per file, in the report's order
+  std::vector<std::string> site_path_;
+};
 
 // The path-mapping step alone (exposed for tests and the language server): the longest matching FROM
 // prefix replaced by TO, component-wise; the input unchanged when none matches.

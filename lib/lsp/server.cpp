@@ -39,6 +39,18 @@ struct Server::Costs {
   std::optional<fs::file_time_type> mtime;  // of the file when read; nullopt: not there
   bool error_logged = false;
   std::optional<CostReport> report;
+  // The report's sites matched to the files with findings (`files`), and each file's findings with their
+  // costs, kept while its findings stay the same list.
+  std::vector<std::string> files;
+  std::optional<CostIndex> index;
+  std::map<std::string, std::pair<engine::FindingList, engine::FindingList>> joined;
+
+  void set_report(std::optional<CostReport> r) {
+    joined.clear();
+    index.reset();
+    files.clear();
+    report = std::move(r);
+  }
 };
 
 std::string default_rules_base_url() { return SYNCLINT_RULES_BASE_URL; }
@@ -93,7 +105,7 @@ void Server::update_settings(const Settings& settings) {
     }
   }
   costs_->mtime.reset();
-  costs_->report.reset();
+  costs_->set_report(std::nullopt);
   dirty_ = true;
 }
 
@@ -166,7 +178,7 @@ void Server::files_changed(const std::vector<FileEvent>& events) {
       workspace_->reload();
     else
       workspace_->file_changed(path);
-    if (path == costs_->file) costs_->mtime.reset(), costs_->report.reset();
+    if (path == costs_->file) costs_->mtime.reset(), costs_->set_report(std::nullopt);
   }
   dirty_ = true;
 }
@@ -181,7 +193,7 @@ void Server::load_costs() {
   const auto mtime = fs::last_write_time(file, ec);
   if (ec) {
     costs_->file = file;
-    costs_->report.reset();
+    costs_->set_report(std::nullopt);
     costs_->mtime.reset();
     return;
   }
@@ -189,11 +201,11 @@ void Server::load_costs() {
   costs_->file = file;
   costs_->mtime = mtime;
   try {
-    costs_->report = read_cost_report(file);
+    costs_->set_report(read_cost_report(file));
     callbacks_.log(3, "synclint: probe report " + file.string() + " loaded (" +
                           std::to_string(costs_->report->sites.size()) + " sites)");
   } catch (const CostReportError& e) {
-    costs_->report.reset();
+    costs_->set_report(std::nullopt);
     callbacks_.log(1, std::string("synclint: probe report not used: ") + e.what());
   }
 }
@@ -210,19 +222,7 @@ void Server::analyze(const std::function<bool()>& superseded) {
   // Newer edits are waiting: the results are stale (the next analysis takes up what this one made).
   if (result.stopped || (superseded && superseded())) return;
   load_costs();
-  if (costs_->report) {
-    Report joined;
-    for (const auto& [path, findings] : result.findings)
-      joined.findings.insert(joined.findings.end(), findings->begin(), findings->end());
-    join_costs(joined, *costs_->report, {});
-    std::map<std::string, std::vector<Finding>> costed;
-    for (const auto& [path, findings] : result.findings) costed[path];
-    for (Finding& f : joined.findings) costed[f.range.path].push_back(std::move(f));
-    for (auto& [path, findings] : costed) {
-      std::sort(findings.begin(), findings.end(), finding_less);
-      result.findings[path] = std::make_shared<const std::vector<Finding>>(std::move(findings));
-    }
-  }
+  if (costs_->report) cost_findings(result);
   if (!result.unsupported.empty() && !cxx_logged_) {
     cxx_logged_ = true;
     callbacks_.log(3, "synclint: C++ files are not analysed by the language server (use `synclint check`); " +
@@ -232,6 +232,32 @@ void Server::analyze(const std::function<bool()>& superseded) {
   result_ = std::move(result);
   dirty_ = false;
   publish_changes();
+}
+
+void Server::cost_findings(engine::WorkspaceResult& result) {
+  // The costs of the probe report, as `check --costs` joins them (ranking.h), on the files whose findings
+  // changed: the sites are matched to the files with findings again only when those files change.
+  Costs& c = *costs_;
+  std::vector<std::string> files;
+  for (const auto& [path, findings] : result.findings)
+    if (findings && !findings->empty()) files.push_back(path);
+  if (!c.index || files != c.files) {
+    c.index.emplace(files, *c.report, std::vector<std::pair<std::string, std::string>>{});
+    c.files = std::move(files);
+    c.joined.clear();
+  }
+  std::erase_if(c.joined, [&](const auto& entry) { return !result.findings.count(entry.first); });
+  for (auto& [path, findings] : result.findings) {
+    auto& [source, costed] = c.joined[path];
+    if (source != findings || !costed) {
+      std::vector<Finding> list = findings ? *findings : std::vector<Finding>{};
+      for (Finding& f : list) c.index->cost(f);
+      std::sort(list.begin(), list.end(), finding_less);
+      source = findings;
+      costed = std::make_shared<const std::vector<Finding>>(std::move(list));
+    }
+    findings = costed;
+  }
 }
 
 void Server::publish_changes() {

@@ -73,6 +73,7 @@ class Server {
   // The findings of the last analysis at a position of a document.
   std::vector<const Finding*> findings_at(const std::string& path, Range range) const;
   void load_costs();
+  void cost_findings(engine::WorkspaceResult& result);
   void publish_changes();
   std::string path_of(const std::string& uri) const;
   std::unique_ptr<engine::Workspace> make_workspace() const;

@@ -411,6 +411,45 @@ TEST_F(Session, HoverExplainsTheRuleAndShowsProbeCosts) {
   EXPECT_TRUE(response(3)["result"].is_null());
 }
 
+// The costs follow the findings as they change: a line typed above the read moves it onto the line of
+// another site of the report, and the findings of the file it does not touch keep theirs.
+TEST_F(Session, ProbeCostsFollowEditsAndStayOnFilesNotEdited) {
+  t.write("utils.py", kUtils);
+  auto site = [&](const std::string& file, int line, int calls, double blocked) {
+    return R"({"path": ")" + t.path(file).string() + R"(", "line": )" + std::to_string(line) +
+           R"(, "function": "f", "language": "python", "api": "cudaStreamSynchronize", "rule_guess": "SYNC001",
+               "calls": )" + std::to_string(calls) + R"(, "host_blocked_ms": )" + std::to_string(blocked) +
+           R"(, "gpu_idle_ms": 1.0, "predicted_saving_ms": 1.0, "share_of_run": 0.001})";
+  };
+  t.write("synclint-probe.json", R"({"schema": "synclint-probe-report", "version": 1,
+    "run": {"command": ["python3", "train.py"], "cwd": "/", "hostname": "gpu", "pid": 1,
+            "rank": -1, "gpu_name": "H200", "wall_ms": 1000.0, "status": "ok"},
+    "runs": [], "totals": {"syncs": 100, "host_blocked_ms": 5.0, "gpu_idle_ms": 4.0,
+                          "dropped_activity_records": 0, "windows": 1},
+    "sites": [)" + site("train.py", 9, 100, 5.0) + ", " + site("train.py", 10, 7, 2.0) + ", " +
+                                     site("utils.py", 2, 40, 3.0) + "]}");
+  initialize();
+  open("train.py", kTrain);
+  open("utils.py", kUtils);
+  auto hover = [&](int id, const std::string& file, int line, int character) {
+    request(id, "textDocument/hover",
+            {{"textDocument", {{"uri", uri(file)}}}, {"position", {{"line", line}, {"character", character}}}});
+  };
+  hover(2, "train.py", 8, 20);
+  hover(3, "utils.py", 1, 16);
+  change("train.py", 2, Range{{5, 0}, {5, 0}}, "        pass\n");  // the read moves to line 10
+  hover(4, "train.py", 9, 20);
+  hover(5, "utils.py", 1, 16);
+  shutdown_and_exit();
+  EXPECT_EQ(run(), 0);
+  auto md = [&](int id) { return response(id)["result"]["contents"]["value"].get<std::string>(); };
+  EXPECT_THAT(md(2), HasSubstr("| 100 | 5.0 ms |"));
+  EXPECT_THAT(md(3), HasSubstr("| 40 | 3.0 ms |"));
+  EXPECT_THAT(md(4), HasSubstr("| 7 | 2.0 ms |"));
+  EXPECT_THAT(md(4), Not(HasSubstr("| 100 |")));
+  EXPECT_THAT(md(5), HasSubstr("| 40 | 3.0 ms |"));
+}
+
 TEST_F(Session, CodeActionsSuppressLineAndFile) {
   initialize();
   open("train.py", kTrain);
