@@ -141,14 +141,22 @@ std::vector<char*> child_environment() {
   return env;
 }
 
-// posix_spawn of argv with the file actions given; the pid, or -1.
+// posix_spawn of argv with the file actions given; the pid, or -1. The tool gets a process group of its
+// own: a signal the program sends to its group (`kill(0, SIGTERM)`, as job schedulers do) or a terminal's
+// Ctrl-C must not end it while the probe still needs it to write the report.
 pid_t spawn(const std::vector<std::string>& argv, const posix_spawn_file_actions_t& actions) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<char*> env = child_environment();
+  posix_spawnattr_t attr;
+  if (posix_spawnattr_init(&attr) != 0) return -1;
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  return posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data()) == 0 ? pid : -1;
+  const bool started = posix_spawn(&pid, args[0], &actions, &attr, args.data(), env.data()) == 0;
+  posix_spawnattr_destroy(&attr);
+  return started ? pid : -1;
 }
 
 void reap(pid_t pid, int* status = nullptr) {
