@@ -72,6 +72,7 @@ std::string map_runtime_path(const std::string& path, const std::vector<std::pai
 CostIndex::CostIndex(const std::vector<std::string>& files, const CostReport& costs,
                      const std::vector<std::pair<std::string, std::string>>& path_mappings)
     : costs_(&costs), sites_of_(files.size()), site_path_(costs.sites.size()) {
+  files_.reserve(files.size());
   // Each finding file with the absolute paths it may be known by.
   std::map<std::string, std::size_t> by_abs;  // absolute candidate -> id
   std::vector<std::string> run_dirs;
@@ -80,8 +81,9 @@ CostIndex::CostIndex(const std::vector<std::string>& files, const CostReport& co
   std::error_code ec;
   const fs::path here = fs::current_path(ec);
   for (const std::string& file : files) {
-    auto [it, fresh] = file_id_.emplace(file, file_id_.size());
+    auto [it, fresh] = file_id_.emplace(file, files_.size());
     if (!fresh) continue;
+    files_.push_back(file);
     const fs::path named(file);
     if (named.is_absolute()) {
       by_abs.emplace(normalize(file), it->second);
@@ -98,8 +100,6 @@ CostIndex::CostIndex(const std::vector<std::string>& files, const CostReport& co
 
   // Each runtime site -> a finding file (exact path first, then an unambiguous path suffix).
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<std::string> named(file_id_.size());
-  for (const auto& [file, id] : file_id_) named[id] = file;
   for (std::size_t i = 0; i < costs.sites.size(); ++i) {
     const std::string mapped = normalize(map_runtime_path(costs.sites[i].site.path, path_mappings));
     site_path_[i] = mapped;
@@ -114,8 +114,8 @@ CostIndex::CostIndex(const std::vector<std::string>& files, const CostReport& co
     const auto site_parts = components(mapped);
     std::size_t best = kNone, best_len = 0;
     bool tie = false;
-    for (std::size_t id = 0; id < named.size(); ++id) {
-      const auto parts = components(named[id]);
+    for (std::size_t id = 0; id < files_.size(); ++id) {
+      const auto parts = components(files_[id]);
       std::size_t n = 0;
       while (n < parts.size() && n < site_parts.size() && parts[parts.size() - 1 - n] == site_parts[site_parts.size() - 1 - n] &&
              parts[parts.size() - 1 - n] != "..")
@@ -126,7 +126,7 @@ CostIndex::CostIndex(const std::vector<std::string>& files, const CostReport& co
     }
     if (best != kNone && !tie) {
       sites_of_[best].push_back(i);
-      site_path_[i] = named[best];
+      site_path_[i] = files_[best];
     }
   }
 }

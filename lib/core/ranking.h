@@ -44,11 +44,14 @@ class CostIndex {
   // Sets f.cost to the sum over the sites of f's file on the lines f covers (none: no cost), and marks
   // those sites in `covered` (sized to the report's sites) when given.
   void cost(Finding& f, std::vector<bool>* covered = nullptr) const;
+  // The finding files it was made for, each once, in the order given.
+  const std::vector<std::string>& files() const { return files_; }
   // Where site i is, as joined: its mapped path, or the finding file its path suffix matched.
   const std::string& site_path(std::size_t i) const { return site_path_[i]; }
 
  private:
   const CostReport* costs_;
+  std::vector<std::string> files_;
   std::map<std::string, std::size_t> file_id_;
   std::vector<std::vector<std::size_t>> sites_of_;  // per file, in the report's order
   std::vector<std::string> site_path_;

@@ -39,16 +39,14 @@ struct Server::Costs {
   std::optional<fs::file_time_type> mtime;  // of the file when read; nullopt: not there
   bool error_logged = false;
   std::optional<CostReport> report;
-  // The report's sites matched to the files with findings (`files`), and each file's findings with their
-  // costs, kept while its findings stay the same list.
-  std::vector<std::string> files;
+  // The report's sites matched to the files with findings, and each file's findings with their costs,
+  // kept while its findings stay the same list.
   std::optional<CostIndex> index;
   std::map<std::string, std::pair<engine::FindingList, engine::FindingList>> joined;
 
   void set_report(std::optional<CostReport> r) {
     joined.clear();
     index.reset();
-    files.clear();
     report = std::move(r);
   }
 };
@@ -241,9 +239,8 @@ void Server::cost_findings(engine::WorkspaceResult& result) {
   std::vector<std::string> files;
   for (const auto& [path, findings] : result.findings)
     if (findings && !findings->empty()) files.push_back(path);
-  if (!c.index || files != c.files) {
+  if (!c.index || files != c.index->files()) {
     c.index.emplace(files, *c.report, std::vector<std::pair<std::string, std::string>>{});
-    c.files = std::move(files);
     c.joined.clear();
   }
   std::erase_if(c.joined, [&](const auto& entry) { return !result.findings.count(entry.first); });
