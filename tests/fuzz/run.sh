@@ -4,7 +4,8 @@
 # The committed corpus (and, for python_file, fixtures/python, read as it is) is only read: new inputs go
 # to BUILD_DIR/fuzz/TARGET/corpus, findings to
 # BUILD_DIR/fuzz/TARGET/findings/ (crash-*, leak-*, timeout-*, oom-*). Prints the run's executions and exec/s
-# and exits non-zero on any finding.
+# and exits non-zero on any finding. Copies of one target may run at once on the same BUILD_DIR (they share
+# its corpus) when each has its own FUZZ_JOB, which names its log.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 target="${1:?usage: run.sh TARGET SECONDS [BUILD_DIR]}"
@@ -27,7 +28,7 @@ esac
 # docs/reliability.md). Everything else is at ASan/UBSan defaults with leak detection on.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_container_overflow=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-log="$work/last.log"
+log="$work/last${FUZZ_JOB:+-$FUZZ_JOB}.log"
 set +e
 # Inputs are capped at 4 KB: a Python input's cost grows with its length, and larger seeds are read cut to
 # that length.

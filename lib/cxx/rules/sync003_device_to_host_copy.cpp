@@ -6,8 +6,8 @@ namespace synclint::cxx {
 using namespace clang;
 
 namespace {
-constexpr std::string_view kWhat = "copies a GPU tensor to host memory and waits for all queued GPU work";
-constexpr std::string_view kFix =
+constexpr std::string_view kCopyWhat = "copies a GPU tensor to host memory and waits for all queued GPU work";
+constexpr std::string_view kCopyFix =
     "Keep results on the GPU and copy them once per logging interval; for a copy that overlaps with compute, "
     "use `.to(torch::kCPU, /*non_blocking=*/true)` into pinned memory and wait on a CUDA event before reading it.";
 
@@ -32,15 +32,15 @@ void check_sync003(const MatchResult& r, RuleContext& c) {
   if (!s.tensor_method || !is_catalog_method(c, s)) return;
   if (s.method == "cpu") {
     Dev d = c.device.of(s.object);
-    if (d != Dev::Host) c.out.report(c.rule, s.call, confidence_of(d), kWhat, kFix);
+    if (d != Dev::Host) c.out.report(c.rule, s.call, confidence_of(d), kCopyWhat, kCopyFix);
   } else if (s.method == "to") {
     if (s.call->getNumArgs() < 1 || c.device.target(s.call->getArg(0)) != Dev::Host || non_blocking(s.call)) return;
     Dev d = c.device.of(s.object);
-    if (d != Dev::Host) c.out.report(c.rule, s.call, confidence_of(d), kWhat, kFix);
+    if (d != Dev::Host) c.out.report(c.rule, s.call, confidence_of(d), kCopyWhat, kCopyFix);
   } else if (s.method == "copy_") {
     if (s.call->getNumArgs() < 1 || non_blocking(s.call) || c.device.of(s.object) != Dev::Host) return;
     Dev d = c.device.of(s.call->getArg(0));
-    if (on_device(d)) c.out.report(c.rule, s.call, confidence_of(d), kWhat, kFix);
+    if (on_device(d)) c.out.report(c.rule, s.call, confidence_of(d), kCopyWhat, kCopyFix);
   }
 }
 

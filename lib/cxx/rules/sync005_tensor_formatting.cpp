@@ -8,9 +8,9 @@ using namespace clang;
 using namespace clang::ast_matchers;
 
 namespace {
-constexpr std::string_view kWhat =
+constexpr std::string_view kFormattingWhat =
     "formats a GPU tensor as text, which copies it to the host and waits for all queued GPU work";
-constexpr std::string_view kFix =
+constexpr std::string_view kFormattingFix =
     "Format a host value read once per logging interval (one `.item<float>()` or one `.cpu()` of stacked "
     "statistics at the interval), not the GPU tensor every step.";
 }  // namespace
@@ -28,7 +28,7 @@ void check_sync005(const MatchResult& r, RuleContext& c) {
     // Only the formatting operator the catalog names (at::operator<<), whatever the stream.
     if (!is_catalog_function(c, s) || !is_tensor_type(op->getArg(1)->getType())) return;
     Dev d = c.device.of(op->getArg(1));
-    if (d != Dev::Host) c.out.report(c.rule, strip(op->getArg(1)), confidence_of(d), kWhat, kFix);
+    if (d != Dev::Host) c.out.report(c.rule, strip(op->getArg(1)), confidence_of(d), kFormattingWhat, kFormattingFix);
     return;
   }
   static constexpr std::string_view kBuiltin[] = {"at::print", "c10::str", "at::operator<<"};
@@ -38,7 +38,7 @@ void check_sync005(const MatchResult& r, RuleContext& c) {
   for (const Expr* a : s.call->arguments()) {
     if (!is_tensor_type(a->getType())) continue;
     Dev d = c.device.of(a);
-    if (d != Dev::Host) c.out.report(c.rule, str ? strip(a) : s.call, confidence_of(d), kWhat, kFix);
+    if (d != Dev::Host) c.out.report(c.rule, str ? strip(a) : s.call, confidence_of(d), kFormattingWhat, kFormattingFix);
     return;
   }
 }

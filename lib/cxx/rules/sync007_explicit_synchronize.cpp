@@ -4,7 +4,7 @@
 namespace synclint::cxx {
 
 namespace {
-constexpr std::string_view kFix =
+constexpr std::string_view kSynchronizeFix =
     "Remove the synchronize from the per-step path; to time GPU work record `at::cuda::CUDAEvent`s "
     "(`cudaEventRecord`) and read the elapsed time once per logging interval.";
 }  // namespace
@@ -25,7 +25,7 @@ void check_sync007(const MatchResult& r, RuleContext& c) {
     what = "is a synchronous copy that blocks the host until the GPU has finished all queued work";
   else if (name == "cudaMalloc" || name == "cudaFree")
     what = "synchronizes the device: it waits for all queued GPU work";
-  std::string_view fix = kFix;
+  std::string_view fix = kSynchronizeFix;
   if (name == "cudaMemcpy" || name == "cudaMemset")
     fix = "Use `cudaMemcpyAsync`/`cudaMemsetAsync` on the work's stream (pinned host memory for copies) and "
           "synchronize once where the result is read.";

@@ -6,10 +6,10 @@ namespace synclint::cxx {
 using namespace clang;
 
 namespace {
-constexpr std::string_view kWhat =
+constexpr std::string_view kShapeWhat =
     "has an output size that depends on GPU values, so LibTorch reads it on the host and waits for all queued "
     "GPU work";
-constexpr std::string_view kFix =
+constexpr std::string_view kShapeFix =
     "Use a fixed-shape alternative (`torch::where(mask, x, 0)`, `masked_fill`, multiplying by the mask), or "
     "move the step out of the hot loop.";
 
@@ -89,12 +89,12 @@ void check_sync008(const MatchResult& r, RuleContext& c) {
                        "on the host and waits for all queued GPU work"
                      : "indexes with a boolean GPU mask: the result size depends on GPU values, so LibTorch reads "
                        "it on the host and waits for all queued GPU work",
-                 kFix);
+                 kShapeFix);
     return;
   }
   Dev d = subject_device(c, s);
   if (d == Dev::Host) return;
-  c.out.report(c.rule, s.call, confidence_of(d), kWhat, kFix);
+  c.out.report(c.rule, s.call, confidence_of(d), kShapeWhat, kShapeFix);
 }
 
 }  // namespace synclint::cxx

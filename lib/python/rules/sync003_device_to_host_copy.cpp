@@ -3,8 +3,8 @@
 namespace synclint::python {
 
 namespace {
-constexpr std::string_view kWhat = "copies a GPU tensor to host memory and waits for all queued GPU work";
-constexpr std::string_view kFix =
+constexpr std::string_view kCopyWhat = "copies a GPU tensor to host memory and waits for all queued GPU work";
+constexpr std::string_view kCopyFix =
     "Keep results on the GPU and copy them once per logging interval; for a copy that overlaps with compute, "
     "use `.to('cpu', non_blocking=True)` into pinned memory and wait on a CUDA event before reading it.";
 }  // namespace
@@ -20,12 +20,12 @@ void sync003_device_to_host_copy(const Rule& rule, const CallInfo& call, Checker
     } else if (call.method != "cpu" && call.method != "numpy") {
       return check_declared_api(rule, call, checker);
     }
-    checker.report(rule, call.node, call.recv.conf, kWhat, kFix);
+    checker.report(rule, call.node, call.recv.conf, kCopyWhat, kCopyFix);
     return;
   }
   const Arg* a = call.positional(0);
   if (!a || !a->value.holds_device()) return;
-  checker.report(rule, call.node, a->value.device_conf(), kWhat, kFix);
+  checker.report(rule, call.node, a->value.device_conf(), kCopyWhat, kCopyFix);
 }
 
 }  // namespace synclint::python

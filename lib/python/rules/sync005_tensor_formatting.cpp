@@ -3,9 +3,9 @@
 namespace synclint::python {
 
 namespace {
-constexpr std::string_view kWhat =
+constexpr std::string_view kFormattingWhat =
     "formats a GPU tensor as text, which copies it to the host and waits for all queued GPU work";
-constexpr std::string_view kFix =
+constexpr std::string_view kFormattingFix =
     "Format a host value read once per logging interval (one `.item()` or `.tolist()` at the interval), "
     "not the GPU tensor every step.";
 
@@ -38,13 +38,13 @@ void sync005_tensor_formatting(const Rule& rule, const CallInfo& call, Checker& 
   }
   const Arg* a = device_arg(call);
   if (!a) return;
-  checker.report(rule, call.node, a->value.device_conf(), kWhat, kFix);
+  checker.report(rule, call.node, a->value.device_conf(), kFormattingWhat, kFormattingFix);
 }
 
 // f"{loss:.3f}" and "%f" % loss.
 void sync005_format_value(const Rule& rule, const FormatInfo& site, Checker& checker) {
   if (!site.value.holds_device()) return;
-  checker.report(rule, site.node, site.value.device_conf(), kWhat, kFix);
+  checker.report(rule, site.node, site.value.device_conf(), kFormattingWhat, kFormattingFix);
 }
 
 }  // namespace synclint::python

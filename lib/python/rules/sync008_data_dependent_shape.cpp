@@ -3,10 +3,10 @@
 namespace synclint::python {
 
 namespace {
-constexpr std::string_view kWhat =
+constexpr std::string_view kShapeWhat =
     "has an output size that depends on GPU values, so PyTorch reads it on the host and waits for all "
     "queued GPU work";
-constexpr std::string_view kFix =
+constexpr std::string_view kShapeFix =
     "Use a fixed-shape alternative (`torch.where(mask, x, 0)`, `masked_fill`, multiplying by the mask), pass the "
     "size explicitly (`output_size=`, `num_classes=`), or move the step out of the hot loop.";
 
@@ -42,7 +42,7 @@ void sync008_data_dependent_shape(const Rule& rule, const CallInfo& call, Checke
     }
   }
   if (!subject->on_device()) return;
-  checker.report(rule, call.node, subject->conf, kWhat, kFix);
+  checker.report(rule, call.node, subject->conf, kShapeWhat, kShapeFix);
 }
 
 // x[mask] with a boolean GPU mask, and x[mask] = tensor (x[mask] = 0.0 does not sync).
@@ -58,7 +58,7 @@ void sync008_mask_index(const Rule& rule, const SubscriptInfo& site, Checker& ch
                               "elements on the host and waits for all queued GPU work"
                             : "indexes with a boolean GPU mask: the result size depends on GPU values, so "
                               "PyTorch reads it on the host and waits for all queued GPU work",
-                 kFix);
+                 kShapeFix);
 }
 
 }  // namespace synclint::python

@@ -3,7 +3,7 @@
 namespace synclint::python {
 
 namespace {
-constexpr std::string_view kFix =
+constexpr std::string_view kBlockingCopyFix =
     "Create the DataLoader with `pin_memory=True` and copy with `.to(device, non_blocking=True)`; build "
     "constant tensors once, outside the loop.";
 }
@@ -28,14 +28,14 @@ void sync011_blocking_host_to_device_copy(const Rule& rule, const CallInfo& call
     checker.report(rule, call.node, std::min(conf, call.recv.conf),
                    "copies host data to the GPU without non_blocking=True: a blocking copy that synchronizes the "
                    "stream",
-                   kFix, true, std::move(edits));
+                   kBlockingCopyFix, true, std::move(edits));
     return;
   }
   if (!cuda_target(call.keyword("device"), checker, conf)) return;
   const Arg* data = call.positional(0);
   if (data && data->value.on_device()) return;
   checker.report(rule, call.node, conf,
-                 "builds a GPU tensor from host data: a blocking copy that synchronizes the stream", kFix);
+                 "builds a GPU tensor from host data: a blocking copy that synchronizes the stream", kBlockingCopyFix);
 }
 
 // A loop over a loader that a library prepared for the device (accelerate's `prepare`): the library copies

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../engine/temp_tree.h"
+#include "frame.h"
 #include "lsp/protocol.h"
 #include "lsp/session.h"
 #include "lsp/transport.h"
@@ -23,11 +24,7 @@
 namespace synclint::lsp {
 namespace {
 using nlohmann::json;
-
-std::string frame(const json& m) {
-  const std::string body = m.dump();
-  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
+using test::frame;
 
 void write_all(int fd, const std::string& bytes) {
   for (std::size_t done = 0; done < bytes.size();) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "../engine/temp_tree.h"
+#include "frame.h"
 #include "lsp/protocol.h"
 #include "lsp/session.h"
 #include "lsp/transport.h"
@@ -15,12 +16,8 @@
 namespace synclint::lsp {
 namespace {
 using nlohmann::json;
+using test::frame;
 using ::testing::HasSubstr;
-
-std::string frame(const json& m) {
-  const std::string body = m.dump();
-  return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
 
 constexpr const char* kTrain =
     "import torch\n"

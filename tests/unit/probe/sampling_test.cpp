@@ -14,7 +14,7 @@ namespace {
 
 using testing::StreamBuilder;
 
-constexpr double kEps = 1e-6;  // ms
+constexpr double kSamplingEps = 1e-6;  // ms
 
 // A read traced at the probe's pace: the host spends 10 us between its calls (5 between the copy and the
 // sync), of which the probe's callbacks took `callback_us` (EventStream::callback_overhead_ns). K1 (100 us)
@@ -36,26 +36,26 @@ TEST(ProbeReplay, TheProbesTimeAroundEachCallComesOutOfTheHostsGaps) {
   const ProbeReport as_recorded = analyze(traced_read(0));
   ASSERT_EQ(as_recorded.sites.size(), 1u);
   EXPECT_NEAR(as_recorded.replay_error, 0.0, 1e-9);
-  EXPECT_NEAR(as_recorded.sites[0].host_blocked_ms, 0.110, kEps);
-  EXPECT_NEAR(as_recorded.sites[0].replayed_blocked_ms, 0.110, kEps);
+  EXPECT_NEAR(as_recorded.sites[0].host_blocked_ms, 0.110, kSamplingEps);
+  EXPECT_NEAR(as_recorded.sites[0].replayed_blocked_ms, 0.110, kSamplingEps);
   EXPECT_EQ(as_recorded.run.callback_overhead_ns, 0u);
   // Without the read the next kernel queues behind the four (190) and ends at 290: 25 us saved.
-  EXPECT_NEAR(as_recorded.sites[0].predicted_saving_ms, 0.025, kEps);
+  EXPECT_NEAR(as_recorded.sites[0].predicted_saving_ms, 0.025, kSamplingEps);
 
   // 4 us of each gap was the probe's: the launches come at 0, 11, 22, 33 and 44, the copy at 55 and the
   // sync at 61 (5 - 4 after the copy), which waits for the same GPU work (192, + 3 us wake-up) 134 us.
   const ProbeReport r = analyze(traced_read(4));
   ASSERT_EQ(r.sites.size(), 1u);
   EXPECT_EQ(r.run.callback_overhead_ns, 4000u);
-  EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.110, kEps);  // as recorded
-  EXPECT_NEAR(r.sites[0].replayed_blocked_ms, 0.134, kEps);
+  EXPECT_NEAR(r.sites[0].host_blocked_ms, 0.110, kSamplingEps);  // as recorded
+  EXPECT_NEAR(r.sites[0].replayed_blocked_ms, 0.134, kSamplingEps);
   // The next kernel's launch at 201 (195 + 10 - 4), its kernel at 211-311, 4 us before the recording's.
   EXPECT_NEAR(r.replay_error, -4.0 / 315, 1e-9);
   // The faster host had hidden more of the read behind the GPU: the kernel still waits for the four and
   // ends at 290, 21 us before the baseline's 311.
-  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.021, kEps);
+  EXPECT_NEAR(r.sites[0].predicted_saving_ms, 0.021, kSamplingEps);
   // More than the gap: the calls follow each other at once, never earlier (the sync at 30, not before).
-  EXPECT_NEAR(analyze(traced_read(50)).sites.at(0).replayed_blocked_ms, 0.195 - 0.030, kEps);
+  EXPECT_NEAR(analyze(traced_read(50)).sites.at(0).replayed_blocked_ms, 0.195 - 0.030, kSamplingEps);
 }
 
 // A blocking call's own measured time after it (probe_ns: the site capture) comes out of the gap after it.
@@ -66,7 +66,7 @@ TEST(ProbeReplay, ABlockingCallsMeasuredProbeTimeComesOutOfTheGapAfterIt) {
   const ProbeReport r = analyze(s);
   // The next kernel's launch at 198 (195 + 10 - 4 - 3), its kernel at 208-308.
   EXPECT_NEAR(r.replay_error, -7.0 / 315, 1e-9);
-  EXPECT_NEAR(r.sites.at(0).replayed_blocked_ms, 0.134, kEps);
+  EXPECT_NEAR(r.sites.at(0).replayed_blocked_ms, 0.134, kSamplingEps);
   s.callback_overhead_ns = 0;  // uncompensated, the probe's time stays in the replayed timeline
   EXPECT_NEAR(analyze(s).replay_error, 0.0, 1e-9);
 }
@@ -115,7 +115,7 @@ TEST(ProbeSampling, UntracedCallsScaleTheWaitsByBlockedTimeAndTheRestPerCall) {
   ASSERT_EQ(traced.sites.size(), 1u);
   const SiteResult t = traced.sites[0];
   ASSERT_EQ(t.calls, 2u);
-  ASSERT_NEAR(t.traced_host_blocked_ms, 2 * 0.995, kEps);  // each sync waited 995 us
+  ASSERT_NEAR(t.traced_host_blocked_ms, 2 * 0.995, kSamplingEps);  // each sync waited 995 us
   ASSERT_GT(t.predicted_saving_ms, t.wait_saving_ms);       // the read also took its copy and overhead
   // Six more reads at the same site seen in untraced windows (blocking calls only, 900 us each).
   StreamBuilder u;
@@ -130,17 +130,17 @@ TEST(ProbeSampling, UntracedCallsScaleTheWaitsByBlockedTimeAndTheRestPerCall) {
   const SiteResult& s = r.sites[0];
   EXPECT_EQ(s.calls, 8u);
   EXPECT_EQ(s.traced_calls, 2u);  // what the scaled estimates rest on
-  EXPECT_NEAR(s.traced_host_blocked_ms, 1.99, kEps);
-  EXPECT_NEAR(s.host_blocked_ms, 1.99 + 6 * 0.9, kEps);  // measured, not scaled
+  EXPECT_NEAR(s.traced_host_blocked_ms, 1.99, kSamplingEps);
+  EXPECT_NEAR(s.host_blocked_ms, 1.99 + 6 * 0.9, kSamplingEps);  // measured, not scaled
   const double per_blocked = (1.99 + 5.4) / 1.99, per_call = 4;  // 7.39 ms blocked / 1.99 traced; 8 calls / 2
-  EXPECT_NEAR(s.wait_saving_ms, t.wait_saving_ms * per_blocked, kEps);
-  EXPECT_NEAR(s.gpu_idle_ms, t.gpu_idle_ms * per_blocked, kEps);
-  EXPECT_NEAR(s.predicted_saving_ms, t.wait_saving_ms * per_blocked + (t.predicted_saving_ms - t.wait_saving_ms) * per_call, kEps);
+  EXPECT_NEAR(s.wait_saving_ms, t.wait_saving_ms * per_blocked, kSamplingEps);
+  EXPECT_NEAR(s.gpu_idle_ms, t.gpu_idle_ms * per_blocked, kSamplingEps);
+  EXPECT_NEAR(s.predicted_saving_ms, t.wait_saving_ms * per_blocked + (t.predicted_saving_ms - t.wait_saving_ms) * per_call, kSamplingEps);
   EXPECT_DOUBLE_EQ(s.saving_if_removed_ms, s.predicted_saving_ms);
   EXPECT_NEAR(s.share_of_run, s.predicted_saving_ms / 20, 1e-9);
   EXPECT_EQ(r.syncs, traced.syncs + 6);
   EXPECT_NEAR(r.sampled_fraction, 0.25, 1e-12);
-  EXPECT_NEAR(r.gpu_idle_ms, traced.gpu_idle_ms * 4, kEps);  // by time: 20 ms run, 5 ms traced
+  EXPECT_NEAR(r.gpu_idle_ms, traced.gpu_idle_ms * 4, kSamplingEps);  // by time: 20 ms run, 5 ms traced
 }
 
 // The traced steps' site, plus six untraced reads there that each waited `wait_us`.
@@ -161,12 +161,12 @@ TEST(ProbeSampling, WaitsLongerWhileUntracedRaiseTheEstimateWithTheirBlockedTime
   const SiteResult t = analyze(traced_steps(2)).sites.at(0);
   const double wait_per_blocked_ms = t.wait_saving_ms / t.traced_host_blocked_ms;
   const SiteResult longer = with_untraced_reads(3000).sites.at(0);
-  EXPECT_NEAR(longer.wait_saving_ms, wait_per_blocked_ms * (1.99 + 18), kEps);
+  EXPECT_NEAR(longer.wait_saving_ms, wait_per_blocked_ms * (1.99 + 18), kSamplingEps);
   EXPECT_GT(longer.predicted_saving_ms, t.predicted_saving_ms * 4 * 2);  // far more than per call
   EXPECT_LE(longer.wait_saving_ms, longer.host_blocked_ms);              // never more than the waits
   // Untraced reads that waited less lower it the same way.
   const SiteResult shorter = with_untraced_reads(100).sites.at(0);
-  EXPECT_NEAR(shorter.wait_saving_ms, wait_per_blocked_ms * (1.99 + 0.6), kEps);
+  EXPECT_NEAR(shorter.wait_saving_ms, wait_per_blocked_ms * (1.99 + 0.6), kSamplingEps);
   EXPECT_LT(shorter.predicted_saving_ms, t.predicted_saving_ms * 4);
 }
 
@@ -182,10 +182,10 @@ TEST(ProbeSampling, UntracedWaitsScaleAgainstTheTracedWaitsAsReplayedWithoutTheP
   ProbeReport r = analyze(traced_read(4));
   add_untraced(r, untraced, 0.5e6, 2e6);
   const SiteResult& s = r.sites.at(0);
-  EXPECT_NEAR(s.wait_saving_ms, t.wait_saving_ms * 4, kEps);  // (0.134 + 3 * 0.134) / 0.134, not / 0.110
-  EXPECT_NEAR(s.host_blocked_ms, 0.110 + 3 * 0.134, kEps);
-  EXPECT_NEAR(s.replayed_blocked_ms, 4 * 0.134, kEps);
-  EXPECT_NEAR(s.traced_host_blocked_ms, 0.110, kEps);
+  EXPECT_NEAR(s.wait_saving_ms, t.wait_saving_ms * 4, kSamplingEps);  // (0.134 + 3 * 0.134) / 0.134, not / 0.110
+  EXPECT_NEAR(s.host_blocked_ms, 0.110 + 3 * 0.134, kSamplingEps);
+  EXPECT_NEAR(s.replayed_blocked_ms, 4 * 0.134, kSamplingEps);
+  EXPECT_NEAR(s.traced_host_blocked_ms, 0.110, kSamplingEps);
 }
 
 TEST(ProbeSampling, ASiteSeenOnlyUntracedIsCountedWithoutEstimates) {
@@ -207,7 +207,7 @@ TEST(ProbeSampling, ASiteSeenOnlyUntracedIsCountedWithoutEstimates) {
   EXPECT_EQ(s->calls, 1u);
   EXPECT_EQ(s->traced_calls, 0u);
   EXPECT_EQ(s->api, "cudaDeviceSynchronize");
-  EXPECT_NEAR(s->host_blocked_ms, 0.2, kEps);
+  EXPECT_NEAR(s->host_blocked_ms, 0.2, kSamplingEps);
   EXPECT_EQ(s->predicted_saving_ms, 0.0);
   EXPECT_EQ(r.syncs, syncs + 2);  // the unknown-site sync counts in the totals
   EXPECT_EQ(r.sites[0].site.line, 42u);  // still ranked first: it has an estimate
@@ -221,11 +221,11 @@ TEST(ProbeSampling, AnUntracedStretchIsNotAnIdleGap) {
   const EventStream s = b.done();
   Accumulator whole;
   whole.consume(s);
-  EXPECT_NEAR(whole.finish({}).gpu_idle_ms, 999.0, kEps);
+  EXPECT_NEAR(whole.finish({}).gpu_idle_ms, 999.0, kSamplingEps);
   Accumulator sampled;
   sampled.exclude(testing::us(2000), testing::us(999000));
   sampled.consume(s);
-  EXPECT_NEAR(sampled.finish({}).gpu_idle_ms, 0.0, kEps);
+  EXPECT_NEAR(sampled.finish({}).gpu_idle_ms, 0.0, kSamplingEps);
 }
 
 // A GPU-bound loop (a 300 us kernel a step, launched 5 us after the last read returned, then its read: a
