@@ -14,6 +14,7 @@
 #include "engine/source.h"
 #include "python/analyzer.h"
 #include "python/project_cache.h"
+#include "python/syntax.h"
 
 namespace synclint::engine {
 namespace fs = std::filesystem;
@@ -23,6 +24,8 @@ std::string workspace_key(const fs::path& path) {
   fs::path abs = fs::absolute(path, ec);
   return (ec ? path : abs).lexically_normal().generic_string();
 }
+
+void keep_freed_memory() { python::keep_freed_memory(); }
 
 namespace {
 

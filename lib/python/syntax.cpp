@@ -540,6 +540,22 @@ void use_tree_allocator() {
   std::call_once(once, [] { ts_set_allocator(allocate, zeroed, resize, release); });
 }
 
+void keep_freed_memory() {
+#if SYNCLINT_HAVE_MIMALLOC
+#if MI_MALLOC_VERSION >= 210
+  mi_option_set(mi_option_purge_delay, -1);  // never
+#else
+  // New segments never give pages back; those made before this call (while the program started) would
+  // still do so after the delay, which is made a day.
+  mi_option_disable(mi_option_allow_decommit);
+  mi_option_set(mi_option_decommit_delay, 24L * 3600 * 1000);
+#endif
+#else
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 1 << 25);
+#endif
+}
+
 namespace {
 [[maybe_unused]] const bool tree_allocator_installed_at_start = (use_tree_allocator(), true);
 }  // namespace

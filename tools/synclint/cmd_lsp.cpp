@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "engine/workspace.h"
 #include "lsp/session.h"
 
 namespace synclint::cli {
@@ -39,6 +40,7 @@ void add_lsp_command(CLI::App& app, int& exit_code) {
                   "C++: the folder holding compile_commands.json (default: found above each file, as for check)");
   cmd->add_option("--extra-arg", args->extra_args, "C++: add this flag to every compile command (repeatable)");
   cmd->callback([args, &exit_code] {
+    engine::keep_freed_memory();
     lsp::SessionOptions options;
     options.jobs = args->jobs;
     if (!args->build_path.empty()) options.cxx.build_path = args->build_path;
