@@ -13,9 +13,10 @@ cd "$work" || exit 1
 
 source "$here/case_lib.sh"
 expect_no_crash() { [[ $rc -le 2 ]] || fail "exit status $rc: crashed or killed"; }
-# run_cpu SECONDS ARGS...: run, with at most SECONDS of processor time (load on the machine does not count).
+# run_cpu SECONDS ARGS...: run, with at most SECONDS of processor time (load on the machine does not count),
+# times SYNCLINT_TEST_CPU_SCALE in a sanitized build.
 run_cpu() {
-  local limit=$1
+  local limit=$(($1 * ${SYNCLINT_TEST_CPU_SCALE:-1}))
   shift
   (ulimit -t "$limit"; exec "$SYNCLINT" "$@") >out 2>err
   rc=$?
