@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`synclint lsp` over real pipes: the client disappearing, 10,000 rapid edits with steady memory, a 10 MB
-document, configuration and probe-report reloads, transcript mode. Usage: stdio_test.py SYNCLINT CASE"""
+"""`synclint lsp` over real pipes: the client disappearing, 10,000 rapid edits with steady memory, paced edits
+that fault no freed memory in again, a 10 MB document, configuration and probe-report reloads, transcript mode. Usage: stdio_test.py SYNCLINT CASE"""
 import json
 import os
 import shutil
@@ -91,6 +91,90 @@ def case_rapid_edits():
     diags = c.diagnostics(train, pred=lambda ds: not any(x["code"] == "SYNC001" for x in ds))
     check(diags == [], "diagnostics follow the last edit of a burst")
     check(c.close() == 0, "clean exit after 10,000 edits")
+
+
+HELPER = """import torch
+
+
+def helper_{i}(model, batch, optimizer, scaler, device):
+    inputs, labels = (t.to(device, non_blocking=True) for t in batch)
+    logits = model(inputs)
+    loss = torch.nn.functional.cross_entropy(logits, labels)
+    optimizer.zero_grad(set_to_none=True)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()
+
+
+class Meter_{i}:
+    def __init__(self):
+        self.total = None
+
+    def add(self, value):
+        self.total = value if self.total is None else self.total + value
+"""
+
+
+def minor_faults(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[7])
+
+
+def faults_per_typed_edit(d, env):
+    """Minor page faults of the server per edit while a statement is typed into the loop of train.py, a
+    character every tenth of a second, after 20 edits of warm-up."""
+    train = os.path.join(d, "train.py")
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        c = Client(SYNCLINT, d, timeout=120)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    c.open(train)
+    c.diagnostics(train)
+    with open(train) as f:
+        line = f.read().count("\n") - 1
+    version, typed, faults = 1, "stats.append(out.mean().item())", None
+    for k in range(80):
+        if k == 20:
+            faults = minor_faults(c.proc.pid)
+        col = k % (len(typed) + 1)
+        if col == 0:
+            edit = ((line, 0), (line, 0), "\n        ")  # Enter, and the loop body's indentation
+            line += 1
+        else:
+            edit = ((line, 7 + col), (line, 7 + col), typed[col - 1])
+        version += 1
+        c.change(train, version, *edit)
+        c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(train)
+               and m["params"].get("version", 0) >= version)
+        time.sleep(0.1)
+    per_edit = (minor_faults(c.proc.pid) - faults) / 60
+    check(c.close() == 0, "clean exit")
+    return per_edit
+
+
+def case_paced_edits_keep_memory():
+    """Between edits typed at a human pace, the server keeps the memory an analysis freed for the next one
+    (engine::keep_freed_memory) instead of faulting it in again page by page: against the same server whose
+    allocator settings are made to do nothing (SYNCLINT_TEST_NO_KEEP names a library that does that), on a
+    workspace of 300 files whose train.py calls a helper from each of the others in its loop."""
+    d = tempfile.mkdtemp(prefix="synclint-lsp-")
+    for i in range(299):
+        with open(os.path.join(d, "mod_%d.py" % i), "w") as f:
+            f.write(HELPER.format(i=i))
+    with open(os.path.join(d, "train.py"), "w") as f:
+        f.write("import torch\n" + "".join("from mod_%d import helper_%d\n" % (i, i) for i in range(299)))
+        f.write("\n\ndef train(model, loader, opt, scaler, device):\n    for batch in loader:\n")
+        f.write("".join("        helper_%d(model, batch, opt, scaler, device).item()\n" % i for i in range(299)))
+    kept = faults_per_typed_edit(d, {})
+    control = faults_per_typed_edit(d, {"LD_PRELOAD": os.environ["SYNCLINT_TEST_NO_KEEP"]})
+    print("page faults per typed edit: %.0f, %.0f with the allocator's settings undone" % (kept, control))
+    check(control > 4 * kept, "the freed memory is kept between paced edits (4x fewer page faults at least)")
 
 
 def case_big_document():
