@@ -29,7 +29,16 @@ Ended run_bounded(const std::vector<std::string>& argv, std::chrono::seconds lim
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  // The played program starts with the default action for the signals the cases send and none blocked, as
+  // from a terminal, whatever the test runner inherited (a job that a non-interactive shell starts in the
+  // background ignores SIGINT, and so would every program it runs).
+  sigset_t defaults, none;
+  sigemptyset(&defaults);
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGHUP}) sigaddset(&defaults, sig);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setpgroup(&attr, 0);
   std::vector<std::string> copy = argv;
   std::vector<char*> args;
