@@ -37,10 +37,16 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
-    std::size_t d = edit_distance(word, candidate);
+    std::size_t d = 1;
     // A truncated word ("warn" for "warning") is a plausible slip even when many letters are missing.
-    if (word.size() >= 3 && candidate.size() > word.size() && iequals(std::string_view(candidate).substr(0, word.size()), word)) {
-      d = std::min<std::size_t>(d, 1);
+    const bool truncated = word.size() >= 3 && candidate.size() > word.size() &&
+                           iequals(std::string_view(candidate).substr(0, word.size()), word);
+    if (!truncated) {
+      // The distance is at least the difference in length: a long word (a comment of garbage) is not
+      // compared letter by letter with every short candidate.
+      const std::size_t gap = word.size() > candidate.size() ? word.size() - candidate.size() : candidate.size() - word.size();
+      if (gap >= best_distance) continue;
+      d = edit_distance(word, candidate);
     }
     if (d < best_distance) {
       best_distance = d;

@@ -19,6 +19,15 @@ std::uint32_t code_points(std::string_view text) {
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
+// An id as an unknown-rule message quotes it: whole up to 64 bytes, else its start (cut at a character
+// boundary) and its length, so that a comment of garbage does not make a message of megabytes.
+std::string quoted_id(const std::string& id) {
+  if (id.size() <= 64) return "'" + id + "'";
+  std::size_t cut = 48;
+  while (cut > 0 && (static_cast<unsigned char>(id[cut]) & 0xC0) == 0x80) --cut;
+  return "'" + id.substr(0, cut) + "...' (" + std::to_string(id.size()) + " bytes)";
+}
+
 bool id_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
 
 std::vector<std::string> split_ids(std::string_view list) {
@@ -264,7 +273,7 @@ std::vector<Finding> Suppressions::unused(const Catalog& catalog) const {
       const std::string& id = s.ids[i];
       if (iequals(id, "SYNC100") || id == "unused-suppression") continue;
       if (catalog.find(id) == nullptr) {
-        reports.emplace_back("suppression names unknown rule '" + id + "'" + did_you_mean(id, known),
+        reports.emplace_back("suppression names unknown rule " + quoted_id(id) + did_you_mean(id, known),
                              "correct the rule id or name (`synclint rules` lists them), or remove it");
       } else if (!s.id_used[i]) {
         reports.emplace_back("unused suppression for " + id,

@@ -106,6 +106,14 @@ case "$case_name" in
     expect_err "long_line.py: the parser gave up when its syntax tree passed 32 MB"; expect_out "SYNC001"
     SYNCLINT_PARSE_MEMORY_MB=512 run_cpu 20 check long_line.py; expect_rc 0
     ;;
+  suppression_long_id)
+    # A suppression comment naming a 20 MB "rule": the unknown id is not compared letter by letter with
+    # every rule id and name for a "did you mean", and the message quotes its start and length.
+    { printf 'x = 1  # synclint: ignore['; head -c 20000000 /dev/zero | tr '\0' A; echo ']'; } >garbage.py
+    run_cpu 10 check garbage.py; expect_no_crash; expect_rc 1
+    expect_out "suppression names unknown rule 'AAAA"; expect_out "...' (20000000 bytes)"
+    (($(wc -c <out) < 100000)) || fail "$(wc -c <out) bytes of output for one finding"
+    ;;
   *)
     echo "unknown case: $case_name" >&2
     exit 2

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
 #include "core/suggest.h"
@@ -236,6 +237,38 @@ TEST(Suggest, EditDistanceAndClosest) {
   EXPECT_EQ(closest_match("selct", {"ignore", "select"}), "select");
   EXPECT_EQ(closest_match("zzzzzz", {"ignore", "select"}), std::nullopt);
   EXPECT_EQ(did_you_mean("x", {}), "");
+  EXPECT_EQ(closest_match(std::string(1 << 20, 'x'), Catalog::builtin().ids_and_names()), std::nullopt);
+}
+
+// closest_match skips candidates whose length alone puts them too far: its answers are those of the
+// definition (every candidate's distance computed), on random words (fixed seed).
+TEST(Suggest, ClosestMatchIsTheDefinitionsMatch) {
+  auto by_definition = [](const std::string& word, const std::vector<std::string>& candidates) {
+    std::optional<std::string> best;
+    std::size_t best_distance = std::max<std::size_t>(1, word.size() / 3) + 1;
+    for (const std::string& c : candidates) {
+      std::size_t d = edit_distance(word, c);
+      if (word.size() >= 3 && c.size() > word.size() && iequals(std::string_view(c).substr(0, word.size()), word))
+        d = std::min<std::size_t>(d, 1);
+      if (d < best_distance) {
+        best_distance = d;
+        best = c;
+      }
+    }
+    return best;
+  };
+  std::mt19937 random(7);
+  auto word = [&] {
+    std::string w(random() % 14, ' ');
+    for (char& ch : w) ch = "abSy0"[random() % 5];
+    return w;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const std::string w = word();
+    std::vector<std::string> candidates(1 + random() % 6);
+    for (std::string& c : candidates) c = word();
+    ASSERT_EQ(closest_match(w, candidates), by_definition(w, candidates)) << "'" << w << "'";
+  }
 }
 
 }  // namespace

@@ -201,6 +201,21 @@ TEST(Suppressions, HugeCommentsDoNotBreakParsing) {
   EXPECT_THAT(Suppressions::parse(Language::Python, kPath, {comment(1, noqa)}).all(), IsEmpty());
 }
 
+// An unknown id longer than 64 bytes is quoted by its start, cut at a character boundary, and its length;
+// one of 64 bytes is quoted whole.
+TEST(Suppressions, ALongUnknownIdIsQuotedByItsStartAndLength) {
+  std::string accents;
+  for (int i = 0; i < 5000; ++i) accents += "\xc3\xa9";  // é
+  const std::string id64(64, 'Q');
+  const Outcome r = run(Language::Python,
+                        {comment(1, "# synclint: ignore[a" + accents + "]"), comment(2, "# synclint: ignore[" + id64 + "]")},
+                        {});
+  std::string start = "a";
+  for (int i = 0; i < 23; ++i) start += "\xc3\xa9";  // 47 bytes: the 48th would split a character
+  EXPECT_THAT(messages_of(r.unused), ElementsAre("1: suppression names unknown rule '" + start + "...' (10001 bytes)",
+                                                 "2: suppression names unknown rule '" + id64 + "'"));
+}
+
 // An unclosed list ends where the next directive of its kind starts: a comment of many unclosed directives
 // names each id once (not every id after it: quadratic in the comment's length, which a fuzzer found).
 TEST(Suppressions, AnUnclosedListEndsAtTheNextDirective) {
