@@ -126,6 +126,13 @@ elif case == "cdb_deep":
         f.write("int main() { return 0; }\n")
     with open("compile_commands.json", "w") as f:
         f.write("[" + "[" * 100_000 + "]" * 100_000 + "]")
+elif case == "ignore50m":
+    with open("garbage.py", "w") as f:
+        f.write("x = 1  # synclint: ignore[" + "A" * (50 * MB) + "]\n")
+elif case == "finding50m":
+    with open("wide.py", "w") as f:
+        f.write("import torch\nx = torch.zeros(4).cuda()\nfor step in range(100):\n")
+        f.write("    print(x.sum().item())  # " + "#" * (50 * MB) + "\n")
 elif case == "lsp50m":
     text = open("../lines50m/lines.py").read() if os.path.exists("../lines50m/lines.py") else "x = 1\n" * (50 * MB // 6)
     uri = "file://" + os.path.abspath("big.py")
@@ -192,6 +199,9 @@ want line50m && row line50m line50m check --format json -j2 line.py
 want lines50m && row lines50m lines50m check --format json -j2 lines.py
 want lsp50m && CLIENT="python3 client.py" row lsp50m lsp50m lsp
 rm -rf line50m lines50m lsp50m
+want ignore50m && row ignore50m ignore50m check garbage.py
+want finding50m && row finding50m finding50m check wide.py
+rm -rf ignore50m finding50m
 want files100k && row files100k files100k check --format json -j2 many
 rm -rf files100k
 want symlinks && row symlinks symlinks check --format json -j2 farm

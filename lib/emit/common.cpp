@@ -7,45 +7,38 @@ namespace synclint::emit::detail {
 
 // --- UTF-8 ---------------------------------------------------------------------------------------
 
+CodePoint code_point_at(std::string_view text, std::size_t i) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  if (b0 < 0x80) return {b0, i, 1, true};
+  std::size_t need = 0;
+  char32_t cp = 0;
+  char32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    need = 1, cp = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    need = 2, cp = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    need = 3, cp = b0 & 0x07, min = 0x10000;
+  }
+  bool ok = need > 0;
+  for (std::size_t k = 1; ok && k <= need; ++k) {
+    if (i + k >= text.size()) {
+      ok = false;
+      break;
+    }
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    if ((b & 0xC0) != 0x80) ok = false;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
+  if (ok) return {cp, i, need + 1, true};
+  return {0xFFFD, i, 1, false};
+}
+
 std::vector<CodePoint> decode_utf8(std::string_view text) {
   std::vector<CodePoint> out;
   out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto b0 = static_cast<unsigned char>(text[i]);
-    std::size_t need = 0;
-    char32_t cp = 0;
-    char32_t min = 0;
-    if (b0 < 0x80) {
-      out.push_back({b0, i, 1, true});
-      ++i;
-      continue;
-    } else if ((b0 & 0xE0) == 0xC0) {
-      need = 1, cp = b0 & 0x1F, min = 0x80;
-    } else if ((b0 & 0xF0) == 0xE0) {
-      need = 2, cp = b0 & 0x0F, min = 0x800;
-    } else if ((b0 & 0xF8) == 0xF0) {
-      need = 3, cp = b0 & 0x07, min = 0x10000;
-    }
-    bool ok = need > 0;
-    for (std::size_t k = 1; ok && k <= need; ++k) {
-      if (i + k >= text.size()) {
-        ok = false;
-        break;
-      }
-      const auto b = static_cast<unsigned char>(text[i + k]);
-      if ((b & 0xC0) != 0x80) ok = false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
-    if (ok) {
-      out.push_back({cp, i, need + 1, true});
-      i += need + 1;
-    } else {
-      out.push_back({0xFFFD, i, 1, false});
-      ++i;
-    }
-  }
+  for (std::size_t i = 0; i < text.size(); i += out.back().size) out.push_back(code_point_at(text, i));
   return out;
 }
 

@@ -32,6 +32,8 @@ struct CodePoint {
   std::size_t size = 0;    // bytes
   bool valid = true;
 };
+// The code point whose bytes start at `at` (< text.size()).
+CodePoint code_point_at(std::string_view text, std::size_t at);
 std::vector<CodePoint> decode_utf8(std::string_view text);
 void append_utf8(std::string& out, char32_t cp);
 // Columns a terminal gives the code point: 0 (combining, zero-width), 1, or 2 (East Asian wide, emoji).
@@ -86,7 +88,8 @@ class SourceCache {
 // The source line of a finding as a terminal shows it, and the marker line under it ("^~~~"): tabs are
 // expanded (tab stop 8), wide characters take two cells, control characters and invalid UTF-8 show as
 // U+FFFD. `first_column` and `end_column` (exclusive; nullopt: to the end of the line) count code points
-// from 1. Lines wider than `max_width` cells are cut around the marker, with "..." where text was cut.
+// from 1. Lines wider than `max_width` cells are cut around the marker, with "..." where text was cut; only
+// the line up to the end of what is shown is read (a line of megabytes costs no more than its start).
 struct Snippet {
   std::string source;
   std::string marker;

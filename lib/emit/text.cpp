@@ -2,6 +2,7 @@
 // line with a caret under the range, notes for related locations, the fix and the measured cost.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "core/compile_error.h"
@@ -15,65 +16,84 @@ constexpr std::size_t kTabStop = 8;
 constexpr std::size_t kContextBeforeMarker = 60;  // cells kept before the marker when a line is cut
 constexpr std::string_view kCut = "...";
 
-struct Cell {
-  std::string text;
-  std::size_t width = 0;
-};
-
-std::vector<Cell> cells_of(std::string_view line) {
-  std::vector<Cell> cells;
-  std::size_t column = 0;  // display column so far, for tab stops
-  for (const CodePoint& cp : decode_utf8(line)) {
-    Cell cell;
+// The cells of a line one at a time: each code point with the columns a terminal gives it (tabs to the next
+// tab stop, U+FFFD for control characters and invalid UTF-8).
+class Cells {
+ public:
+  explicit Cells(std::string_view line) : line_(line) {}
+  bool more() const { return at_ < line_.size(); }
+  // The next cell's text (into `text` unless null) and width, from display column column().
+  std::size_t next(std::string* text) {
+    const CodePoint cp = code_point_at(line_, at_);
+    at_ += cp.size;
+    std::size_t width = 0;
     if (cp.valid && cp.value == '\t') {
-      cell.width = kTabStop - column % kTabStop;
-      cell.text.assign(cell.width, ' ');
+      width = kTabStop - column_ % kTabStop;
+      if (text) text->append(width, ' ');
     } else if (!cp.valid || cp.value < 0x20 || cp.value == 0x7F || (cp.value >= 0x80 && cp.value < 0xA0)) {
-      append_utf8(cell.text, 0xFFFD);
-      cell.width = 1;
+      width = 1;
+      if (text) append_utf8(*text, 0xFFFD);
     } else {
-      cell.text.assign(line.substr(cp.offset, cp.size));
-      cell.width = static_cast<std::size_t>(display_width(cp.value));
+      width = static_cast<std::size_t>(display_width(cp.value));
+      if (text) text->append(line_.substr(cp.offset, cp.size));
     }
-    column += cell.width;
-    cells.push_back(std::move(cell));
+    column_ += width;
+    return width;
   }
-  return cells;
-}
+  std::size_t column() const { return column_; }
+
+ private:
+  std::string_view line_;
+  std::size_t at_ = 0;
+  std::size_t column_ = 0;
+};
 
 }  // namespace
 
 Snippet render_snippet(std::string_view line, std::uint32_t first_column, std::optional<std::uint32_t> end_column,
                        std::size_t max_width) {
-  const std::vector<Cell> cells = cells_of(line);
-  const std::size_t n = cells.size();
-  // Cells [first, last) are marked (0-based); first == n marks the position just past the line's end.
-  const std::size_t first = std::min<std::size_t>(first_column > 0 ? first_column - 1 : 0, n);
-  std::size_t last = end_column ? std::min<std::size_t>(*end_column > 0 ? *end_column - 1 : 0, n) : n;
+  // Cells [first, last) are marked (0-based); first == n (the number of cells) marks the position just
+  // past the line's end. Reading stops once the marker's cell is reached and the line is known to be
+  // wider than max_width, or at the end of the line (then n is known).
+  const std::size_t wanted_first = first_column > 0 ? first_column - 1 : 0;
+  std::size_t count = 0, marker_at = 0;
+  bool ended = false, wide = true;
+  for (Cells cells(line);; ++count) {
+    if (count == wanted_first) marker_at = cells.column();
+    if (!cells.more()) {
+      ended = true;
+      if (count < wanted_first) marker_at = cells.column();
+      wide = cells.column() > max_width;
+      break;
+    }
+    if (count >= wanted_first && cells.column() > max_width) break;
+    cells.next(nullptr);
+  }
+  const std::size_t first = ended ? std::min(wanted_first, count) : wanted_first;
+  std::size_t last = end_column ? (*end_column > 0 ? *end_column - 1 : 0) : std::numeric_limits<std::size_t>::max();
+  if (ended) last = std::min(last, count);
   if (last <= first) last = first + 1;
 
   // The window of cells shown: all of them unless the line is wider than max_width.
-  std::vector<std::size_t> start_cell(n + 1, 0);  // display column where each cell starts
-  for (std::size_t i = 0; i < n; ++i) start_cell[i + 1] = start_cell[i] + cells[i].width;
-  std::size_t from = 0;
-  std::size_t to = n;
-  if (start_cell[n] > max_width) {
-    const std::size_t marker_at = start_cell[first];
-    const std::size_t window_start = marker_at > kContextBeforeMarker ? marker_at - kContextBeforeMarker : 0;
-    while (from < n && start_cell[from] < window_start) ++from;
-    to = from;
-    while (to < n && start_cell[to + 1] - start_cell[from] <= max_width) ++to;
-  }
-
+  const std::size_t window_start = wide && marker_at > kContextBeforeMarker ? marker_at - kContextBeforeMarker : 0;
   Snippet out;
-  if (from > 0) {
+  Cells cells(line);
+  std::size_t i = 0;
+  for (; cells.more() && cells.column() < window_start; ++i) cells.next(nullptr);
+  const std::size_t from_column = cells.column();
+  if (i > 0) {
     out.source += kCut;
     out.marker.append(kCut.size(), ' ');
   }
   bool placed = false;
-  for (std::size_t i = from; i < to; ++i) {
-    out.source += cells[i].text;
-    const std::size_t w = cells[i].width;
+  for (; cells.more(); ++i) {
+    std::string text;
+    const std::size_t w = cells.next(&text);
+    if (wide && cells.column() - from_column > max_width) {
+      out.source += kCut;
+      break;
+    }
+    out.source += text;
     if (i >= first && i < last) {
       if (!placed && w > 0) {
         out.marker += '^';
@@ -86,7 +106,6 @@ Snippet render_snippet(std::string_view line, std::uint32_t first_column, std::o
       out.marker.append(w, ' ');
     }
   }
-  if (to < n) out.source += kCut;
   if (!placed) out.marker += '^';
   while (!out.marker.empty() && out.marker.back() == ' ') out.marker.pop_back();
   return out;

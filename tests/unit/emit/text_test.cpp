@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "emit/detail.h"
 #include "emit_test_util.h"
 
@@ -76,6 +78,81 @@ TEST(Snippet, LongLinesAreCutAroundTheCaret) {
   ASSERT_NE(caret, std::string::npos);
   EXPECT_EQ(s.source.substr(caret, 11), "loss.item()");
   EXPECT_EQ(s.marker.substr(caret), "^" + std::string(10, '~'));
+}
+
+// The snippet by its definition: every cell of the line laid out first, then the window around the marker.
+detail::Snippet snippet_by_definition(std::string_view line, std::uint32_t first_column,
+                                      std::optional<std::uint32_t> end_column, std::size_t max_width) {
+  std::vector<std::pair<std::string, std::size_t>> cells;  // text, width
+  std::size_t column = 0;
+  for (const detail::CodePoint& cp : detail::decode_utf8(line)) {
+    std::string text;
+    std::size_t width = 1;
+    if (cp.valid && cp.value == '\t') {
+      width = 8 - column % 8;
+      text.assign(width, ' ');
+    } else if (!cp.valid || cp.value < 0x20 || cp.value == 0x7F || (cp.value >= 0x80 && cp.value < 0xA0)) {
+      detail::append_utf8(text, 0xFFFD);
+    } else {
+      text.assign(line.substr(cp.offset, cp.size));
+      width = static_cast<std::size_t>(detail::display_width(cp.value));
+    }
+    column += width;
+    cells.emplace_back(text, width);
+  }
+  const std::size_t n = cells.size();
+  const std::size_t first = std::min<std::size_t>(first_column > 0 ? first_column - 1 : 0, n);
+  std::size_t last = end_column ? std::min<std::size_t>(*end_column > 0 ? *end_column - 1 : 0, n) : n;
+  if (last <= first) last = first + 1;
+  std::vector<std::size_t> start(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) start[i + 1] = start[i] + cells[i].second;
+  std::size_t from = 0, to = n;
+  if (start[n] > max_width) {
+    const std::size_t window_start = start[first] > 60 ? start[first] - 60 : 0;
+    while (from < n && start[from] < window_start) ++from;
+    to = from;
+    while (to < n && start[to + 1] - start[from] <= max_width) ++to;
+  }
+  detail::Snippet out;
+  if (from > 0) out.source += "...", out.marker += "   ";
+  bool placed = false;
+  for (std::size_t i = from; i < to; ++i) {
+    out.source += cells[i].first;
+    const std::size_t w = cells[i].second;
+    if (i >= first && i < last && !placed && w > 0) {
+      out.marker += '^' + std::string(w - 1, '~');
+      placed = true;
+    } else {
+      out.marker.append(w, i >= first && i < last && placed ? '~' : ' ');
+    }
+  }
+  if (to < n) out.source += "...";
+  if (!placed) out.marker += '^';
+  while (!out.marker.empty() && out.marker.back() == ' ') out.marker.pop_back();
+  return out;
+}
+
+// render_snippet reads a line only up to what it shows: its snippets are those of the definition on random
+// lines of tabs, wide, zero-width and control characters and invalid bytes, cut or not (fixed seed).
+TEST(Snippet, ReadsOnlyWhatItShowsAndShowsWhatTheDefinitionDoes) {
+  const std::vector<std::string> pieces = {"a", "\t", "\xc3\xa9", "\xe6\x90\x8d", "\xcc\x81", "\x01", "\xff", " "};
+  std::mt19937 random(11);
+  for (int k = 0; k < 20000; ++k) {
+    std::string line;
+    for (std::size_t i = random() % 120; i > 0; --i) line += pieces[random() % pieces.size()];
+    const auto first = static_cast<std::uint32_t>(random() % 130);
+    std::optional<std::uint32_t> end;
+    if (random() % 4 != 0) end = static_cast<std::uint32_t>(random() % 140);
+    const std::size_t width = 1 + random() % 90;
+    const detail::Snippet got = render_snippet(line, first, end, width), want = snippet_by_definition(line, first, end, width);
+    ASSERT_EQ(got.source, want.source) << k;
+    ASSERT_EQ(got.marker, want.marker) << k;
+  }
+  // A marker near the start of a line of 50 MB: what is shown, without reading the rest.
+  const std::string huge = "x.item()" + std::string(50u << 20, 'a');
+  const detail::Snippet s = render_snippet(huge, 1, 9);
+  EXPECT_EQ(s.source, huge.substr(0, 200) + "...");
+  EXPECT_EQ(s.marker, "^~~~~~~~");
 }
 
 // --- whole output ----------------------------------------------------------------------------------
