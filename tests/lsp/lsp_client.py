@@ -40,8 +40,10 @@ def uri(path):
 
 
 class Client:
-    def __init__(self, synclint, root=None, timeout=30, args=(), capabilities=None, init_options=None):
-        self.proc = subprocess.Popen([synclint, "lsp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, synclint, root=None, timeout=30, args=(), capabilities=None, init_options=None, env=None):
+        """`env`: variables added to this process's environment for the server."""
+        self.proc = subprocess.Popen([synclint, "lsp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env={**os.environ, **env} if env else None)
         self.timeout = timeout
         self.inbox = queue.Queue()
         self.next_id = 1

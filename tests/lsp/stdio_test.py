@@ -127,13 +127,7 @@ def faults_per_typed_edit(d, env):
     """Minor page faults of the server per edit while a statement is typed into the loop of train.py, a
     character every tenth of a second, after 20 edits of warm-up."""
     train = os.path.join(d, "train.py")
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        c = Client(SYNCLINT, d, timeout=120)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    c = Client(SYNCLINT, d, timeout=120, env=env)
     c.open(train)
     c.diagnostics(train)
     with open(train) as f:
