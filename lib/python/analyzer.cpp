@@ -173,12 +173,14 @@ void parse_file(ParsedFile& file, const std::string& text, Parser& parser) {
   std::shared_ptr<const SyntaxTree> tree;
   if (file.reparse) tree = parser.parse_again(text, file.reparse->tree, &parse_error);
   else tree = parser.parse(text, &parse_error);
+  const std::vector<LooseEnd> ends = tree ? parser.loose_last() : std::vector<LooseEnd>{};
   if (!tree) {
     file.errors.push_back(FileError{file.path, parse_error, true, std::nullopt});
     tree = parser.parse("");
   }
   file.tree = std::move(tree);
-  if (has_error(file.tree->root())) file.errors = syntax_errors(*file.tree, *file.src, kMaxSyntaxErrors);
+  if (has_error(file.tree->root()) || !ends.empty())
+    file.errors = syntax_errors(*file.tree, *file.src, kMaxSyntaxErrors, ends);
   index_file(file);
   file.names_device = std::make_shared<std::atomic<signed char>>(-1);
 }

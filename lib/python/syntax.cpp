@@ -344,7 +344,7 @@ std::unique_ptr<SyntaxTree> Parser::parse_once(std::string_view text, std::strin
                : impl_->over_budget
                    ? std::string("the parser gave up after ") + limit +
                          " s of processor time (tree-sitter's error recovery grows quadratically on some broken "
-                         "input, such as an unclosed bracket before thousands of statements); the file is skipped"
+                         "input, such as thousands of broken statements on one line); the file is skipped"
                    : "could not parse the file";
     }
     return nullptr;
@@ -429,7 +429,9 @@ std::vector<std::size_t> rejected_unpacking_stars(const SyntaxTree& tree, std::s
 }  // namespace
 
 std::unique_ptr<SyntaxTree> Parser::parse(std::string_view text, std::string* error) {
-  return parse_keeping(text, error, nullptr);
+  loose_last_ = loose_ends(text);
+  if (loose_last_.empty()) return parse_keeping(text, error, nullptr);
+  return parse_keeping(read_as_spaces(text, loose_last_), error, nullptr);
 }
 
 bool Parser::parses_patched(const SyntaxTree& tree, std::string_view text) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/finding.h"
+#include "python/loose_ends.h"
 
 namespace synclint::python {
 
@@ -94,8 +95,8 @@ class KeptTree {
   KeptTree(const KeptTree&) = delete;
   KeptTree& operator=(const KeptTree&) = delete;
 
-  // The file's text is `text` again, whose tree (parse(text)'s) the caller kept: the next parse starts from
-  // it.
+  // The file's text is `text` again, whose tree (parse(text)'s or parse_again's) the caller kept: the next
+  // parse starts from it.
   void came_back(std::shared_ptr<const SyntaxTree> tree, std::string_view text);
 
   // An edit as tree-sitter takes it (TSInputEdit: bytes, then rows and columns).
@@ -137,10 +138,11 @@ class Parser {
   ~Parser();
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
-  // The tree of `text`; null, with the reason in `error`, when tree-sitter gives none or the parse passes
+  // The tree of `text` (the tree of `text` with its loose ends read as spaces, loose_ends.h; loose_last()
+  // names them); null, with the reason in `error`, when tree-sitter gives none or the parse passes
   // its budget of processor time (kParseSecondsBase, plus kParseSecondsPerMB per MB of text, on this
-  // thread): tree-sitter's error recovery takes time that grows quadratically with some broken input (an
-  // open bracket followed by thousands of statements), and one such file must not stall a run. Ordinary
+  // thread): tree-sitter's error recovery takes time that grows quadratically with some broken input
+  // (thousands of broken statements on one line), and one such file must not stall a run. Ordinary
   // code parses at more than 10 MB/s.
   std::unique_ptr<SyntaxTree> parse(std::string_view text, std::string* error = nullptr);
   // It gives up too when tree-sitter's memory for it passes memory_limit_bytes(): kParseMemoryMB, or
@@ -157,6 +159,8 @@ class Parser {
   // nodes of the subtrees tree-sitter reused are copied from the base tree's copy (shifted to their new
   // offsets) instead of read from tree-sitter's tree again.
   std::shared_ptr<const SyntaxTree> parse_again(std::string_view text, KeptTree& kept, std::string* error = nullptr);
+  // The loose ends of the text of the last parse or parse_again (read as spaces).
+  const std::vector<LooseEnd>& loose_last() const { return loose_last_; }
   // How many nodes the last parse_again took from the kept trees, and whether it spliced.
   std::size_t reused_last() const { return reused_last_; }
   bool spliced_last() const { return spliced_last_; }
@@ -183,6 +187,8 @@ class Parser {
                                          std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
   std::unique_ptr<SyntaxTree> parse_keeping(std::string_view text, std::string* error, void** keep,
                                             std::vector<std::pair<const void*, std::uint32_t>>* nodes = nullptr);
+  // parse_again of the text the parser reads (its loose ends made spaces).
+  std::shared_ptr<const SyntaxTree> parse_read(std::string_view text, KeptTree& kept, std::string* error);
   // parse_again's two ways (syntax_splice.cpp, syntax_kept.cpp); parse_spliced gives null when it cannot.
   std::shared_ptr<const SyntaxTree> parse_spliced(std::string_view base_text, const SyntaxTree& base,
                                                   std::string_view text);
@@ -193,6 +199,7 @@ class Parser {
   std::unique_ptr<Impl> impl_;
   std::size_t reused_last_ = 0;
   bool spliced_last_ = false;
+  std::vector<LooseEnd> loose_last_;
 };
 
 inline bool null(Node n) { return n.tree == nullptr; }

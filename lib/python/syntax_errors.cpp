@@ -1,5 +1,7 @@
 #include "python/syntax_errors.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string_view>
 
@@ -125,18 +127,42 @@ std::string visible(std::string_view text) {
   return out;
 }
 
-std::vector<FileError> syntax_errors(const SyntaxTree& tree, const SourceText& src, std::size_t limit) {
+std::vector<FileError> syntax_errors(const SyntaxTree& tree, const SourceText& src, std::size_t limit,
+                                     const std::vector<LooseEnd>& ends) {
   std::vector<FileError> errors;
+  std::size_t next_end = 0;  // the loose ends before the next error of the tree come first
+  auto add_ends = [&](std::uint32_t before) {
+    for (; next_end < ends.size() && ends[next_end].byte < before && errors.size() < limit; ++next_end) {
+      const LooseEnd& end = ends[next_end];
+      if (next_end > 0 && ends[next_end - 1].row == end.row) continue;  // one error per line
+      FileError e;
+      e.path = src.path();
+      e.fatal = true;
+      e.position = src.position(Point{end.row, end.byte});
+      const char c = src.text()[end.byte];
+      e.message = c == '.' ? std::string("syntax error: expected a name after '.'")
+                           : std::string("syntax error: '") + c + "' was never closed";
+      errors.push_back(std::move(e));
+    }
+  };
+  auto loose_end_on_row = [&](std::uint32_t row) {
+    auto it = std::lower_bound(ends.begin(), ends.end(), row, [](const LooseEnd& e, std::uint32_t r) { return e.row < r; });
+    return it != ends.end() && it->row == row;
+  };
   std::uint32_t covered = 0;  // errors inside a reported error's span are the same error
   for (std::uint32_t i = 0; i < tree.size() && errors.size() < limit; ++i) {
     const Node n{&tree, i};
     if (!is_error(n) && !is_missing(n)) continue;
     if (i > 0 && start_byte(n) < covered) continue;
+    if (loose_end_on_row(start_point(n).row)) continue;
+    add_ends(start_byte(n));
+    if (errors.size() >= limit) break;
     FileError e = describe(n, src);
     if (!errors.empty() && errors.back().position == e.position) continue;
     covered = std::max(covered, end_byte(n));
     errors.push_back(std::move(e));
   }
+  add_ends(UINT32_MAX);
   return errors;
 }
 

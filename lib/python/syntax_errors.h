@@ -12,8 +12,11 @@
 
 namespace synclint::python {
 
-// The syntax errors of `tree` (at most `limit`), in file order.
-std::vector<FileError> syntax_errors(const SyntaxTree& tree, const SourceText& src, std::size_t limit);
+// The syntax errors of `tree` (at most `limit`), in file order: the first of the loose ends `ends` (what the
+// parse read as spaces, Parser::loose_last) on each line, as a bracket that was never closed or a dot
+// without its name, in place of what tree-sitter found wrong on that line.
+std::vector<FileError> syntax_errors(const SyntaxTree& tree, const SourceText& src, std::size_t limit,
+                                     const std::vector<LooseEnd>& ends = {});
 
 // `text` with every character that prints invisibly or looks like another (control characters, Unicode
 // spaces and format characters) written as U+XXXX.

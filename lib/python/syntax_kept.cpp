@@ -26,7 +26,8 @@ void KeptTree::State::clear() {
 
 void KeptTree::came_back(std::shared_ptr<const SyntaxTree> tree, std::string_view text) {
   latest_ = std::move(tree);
-  latest_text_ = text;
+  const std::vector<LooseEnd> ends = loose_ends(text);
+  latest_text_ = ends.empty() ? std::string(text) : read_as_spaces(text, ends);  // the text the tree is of
   for (State* s : {&last_, &older_}) {  // their edits led elsewhere: each starts from its own text again
     s->synced = false;
     s->pending.clear();
@@ -102,6 +103,13 @@ void KeptTree::State::follow(const Edit& edit) {
 }
 
 std::shared_ptr<const SyntaxTree> Parser::parse_again(std::string_view text, KeptTree& kept, std::string* error) {
+  loose_last_ = loose_ends(text);
+  if (loose_last_.empty()) return parse_read(text, kept, error);
+  return parse_read(read_as_spaces(text, loose_last_), kept, error);
+}
+
+// The kept trees are those of the texts the parser read.
+std::shared_ptr<const SyntaxTree> Parser::parse_read(std::string_view text, KeptTree& kept, std::string* error) {
   reused_last_ = 0;
   std::shared_ptr<const SyntaxTree> tree;
   if (kept.latest_ && text == kept.latest_text_) {

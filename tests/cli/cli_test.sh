@@ -223,8 +223,8 @@ case "$case_name" in
     run check --format json .; expect_no_crash; expect_out '"SYNC001"'
     ;;
   parser_budget)
-    # Nested f-strings 60 deep are checked at once; an open bracket before 20,000 statements (quadratic in
-    # tree-sitter's error recovery) ends with a per-file error within its budget.
+    # Nested f-strings 60 deep are checked at once; 20,000 broken `for` headers on one line (quadratic in
+    # tree-sitter's error recovery) end with a per-file error within its budget.
     python3 - <<'PY'
 e = "x"
 for _ in range(60):
@@ -244,8 +244,13 @@ PY
     run check --format json cr.py; expect_rc 1; expect_out '"line": 4'
     printf 'x = a, *[b]\ny = a, *()\nz = *[], a\nhost, *rest = z, *[]\nw = a *[b]\n' >stars.py
     run check stars.py; expect_rc 0
-    printf 'def f():\n    x = (for i in y: for i in y:\n    return 1\n' >paren.py
+    printf 'def f():\n    x = (for i in y: for i in y)\n    return 1\n' >paren.py
     run check paren.py; expect_rc 2; expect_out "paren.py:2:10: error: syntax error: unexpected 'for'"
+    # A bracket left open and a dot that ends its line: errors at their place, and the rest is checked.
+    printf 'import torch\ndef f(x):\n    y = g(x\n    s = x.\n    for i in range(3):\n        x.cuda().item()\n' >open.py
+    run check open.py; expect_rc 2; expect_out "open.py:3:10: error: syntax error: '(' was never closed"
+    expect_out "open.py:4:10: error: syntax error: expected a name after '.'"; expect_out "open.py:6:9: warning"
+
     printf 'if x\n    pass\n' >colon.py; run check colon.py; expect_rc 2; expect_out "colon.py:1:5: error: syntax error: expected ':'"
     printf 'x = 1\xc2\xa0+ 2\n' >nbsp.py; run check nbsp.py; expect_rc 2
     expect_out "nbsp.py:1:6: error: syntax error: invalid character U+00A0"

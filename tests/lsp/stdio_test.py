@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """`synclint lsp` over real pipes: the client disappearing, 10,000 rapid edits with steady memory, paced edits
-that fault no freed memory in again, a 10 MB document, configuration and probe-report reloads, transcript mode. Usage: stdio_test.py SYNCLINT CASE"""
+that fault no freed memory in again, typing through loose ends, a 10 MB document, configuration and
+probe-report reloads, transcript mode. Usage: stdio_test.py SYNCLINT CASE"""
 import json
 import os
 import shutil
@@ -169,6 +170,42 @@ def case_paced_edits_keep_memory():
     control = faults_per_typed_edit(d, {"LD_PRELOAD": os.environ["SYNCLINT_TEST_NO_KEEP"]})
     print("page faults per typed edit: %.0f, %.0f with the allocator's settings undone" % (kept, control))
     check(control > 4 * kept, "the freed memory is kept between paced edits (4x fewer page faults at least)")
+
+
+def case_loose_ends():
+    """Typing a call into the loop leaves a dot at the end of the line (`stats.`) and then its bracket open
+    for many keystrokes: the statements after it keep their diagnostics, and so does the helper in utils.py
+    that one of them calls, instead of coming and going with each keystroke; the bracket is a syntax error at
+    its place."""
+    d = project()
+    train, utils = os.path.join(d, "train.py"), os.path.join(d, "utils.py")
+    c = Client(SYNCLINT, d)
+    c.open(train)
+    c.open(utils)
+    sync001 = lambda ds: [x["range"]["start"]["line"] for x in ds if x.get("code") == "SYNC001"]
+    check(sync001(c.diagnostics(train)) == [9], "train.py: the read in the loop")
+    check(sync001(c.diagnostics(utils)) == [1], "utils.py: the helper the loop calls")
+    typed = "stats.append(loss.mean("
+    c.change(train, 2, (7, 53), (7, 53), "\n        ")
+    c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(train)
+           and m["params"].get("version") == 2)
+    for k, ch in enumerate(typed):
+        version = 3 + k
+        c.change(train, version, (8, 8 + k), (8, 8 + k), ch)
+        m = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                   and m["params"]["uri"] == uri(train) and m["params"].get("version") == version)
+        diags = m["params"]["diagnostics"]
+        check(sync001(diags) == [10], "train.py after %r: the read after the typed line" % typed[:k + 1])
+    errors = [x for x in diags if x.get("severity") == 1 and "code" not in x]
+    check([(x["range"]["start"], x["message"]) for x in errors] ==
+          [({"line": 8, "character": 20}, "syntax error: '(' was never closed")],
+          "the first bracket left open on the line is the syntax error")
+    # Nothing was published for utils.py while typing: its diagnostic never went away.
+    c.request("textDocument/hover", {"textDocument": {"uri": uri(train)}, "position": {"line": 0, "character": 0}})
+    published = [m for m in c.kept if m.get("method") == "textDocument/publishDiagnostics"
+                 and m["params"]["uri"] == uri(utils)]
+    check(all(sync001(m["params"]["diagnostics"]) == [1] for m in published), "utils.py kept its diagnostic")
+    check(c.close() == 0, "clean exit")
 
 
 def case_big_document():

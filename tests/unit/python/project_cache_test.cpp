@@ -592,7 +592,7 @@ TEST(ProjectCache, ACharacterTypedAndDeletedReusesTheTreeBefore) {
 TEST(ProjectCache, AStoppedParseLeavesTheKeptTreesAsTheyWere) {
   std::string base;
   for (int i = 0; i < 100; ++i) base += kTrain + "\n" + kModel;
-  std::string open = base;  // a bracket left open in the middle: parsed again to the end
+  std::string open = base;  // a syntax error in the middle (a bracket left open)
   open.insert(open.find("\ndef ", open.size() / 2) + 1, "x = (\n");
   Parser incremental, scratch;
   KeptTree kept;
