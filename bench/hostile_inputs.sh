@@ -133,6 +133,10 @@ elif case == "finding50m":
     with open("wide.py", "w") as f:
         f.write("import torch\nx = torch.zeros(4).cuda()\nfor step in range(100):\n")
         f.write("    print(x.sum().item())  # " + "#" * (50 * MB) + "\n")
+elif case == "findings_line":
+    with open("line.py", "w") as f:
+        f.write("import torch\nx = torch.zeros(1).cuda()\nfor i in range(3):\n")
+        f.write("    " + ";".join(["x.item()"] * 20000) + "\n")
 elif case == "lsp50m":
     text = open("../lines50m/lines.py").read() if os.path.exists("../lines50m/lines.py") else "x = 1\n" * (50 * MB // 6)
     uri = "file://" + os.path.abspath("big.py")
@@ -201,7 +205,9 @@ want lsp50m && CLIENT="python3 client.py" row lsp50m lsp50m lsp
 rm -rf line50m lines50m lsp50m
 want ignore50m && row ignore50m ignore50m check garbage.py
 want finding50m && row finding50m finding50m check wide.py
-rm -rf ignore50m finding50m
+want findings_line && row findings_line findings_line check line.py
+want findings_line && row findings_line findings_line check --format sarif line.py
+rm -rf ignore50m finding50m findings_line
 want files100k && row files100k files100k check --format json -j2 many
 rm -rf files100k
 want symlinks && row symlinks symlinks check --format json -j2 farm

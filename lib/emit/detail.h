@@ -90,12 +90,21 @@ class SourceCache {
 // U+FFFD. `first_column` and `end_column` (exclusive; nullopt: to the end of the line) count code points
 // from 1. Lines wider than `max_width` cells are cut around the marker, with "..." where text was cut; only
 // the line up to the end of what is shown is read (a line of megabytes costs no more than its start).
+// With `start`, reading may begin there instead of at the line's start (see SnippetStart).
 struct Snippet {
   std::string source;
   std::string marker;
 };
+// A place in a line where rendering its snippets may start reading: cell `cell` (0-based) begins at byte
+// `byte` and display column `column`. render_snippet takes it when it lies at or before what it must read
+// (else it reads from the line's start) and leaves in it where its window began, so that the snippets of
+// many findings on one long line, in column order, read the line once. The caller keeps one per line (an
+// empty one, cell 0, to begin).
+struct SnippetStart {
+  std::size_t cell = 0, byte = 0, column = 0;
+};
 Snippet render_snippet(std::string_view line, std::uint32_t first_column, std::optional<std::uint32_t> end_column,
-                       std::size_t max_width = 200);
+                       std::size_t max_width = 200, SnippetStart* start = nullptr);
 
 // --- wording shared by the human-readable formats -----------------------------------------------
 

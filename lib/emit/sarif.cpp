@@ -203,20 +203,26 @@ class SarifWriter {
 
   // Hash of the rule, the path and the source line with all white space removed (the message when the
   // source cannot be read), plus which occurrence of that hash this is, so that moving code keeps it.
+  // The hash of a line is kept for the line's other findings of the same rule and path (many findings on
+  // one long line hash it once).
   std::string fingerprint(const Finding& f) {
-    std::string normalized;
-    if (const auto line = sources_.line(f.range.path, f.range.begin.line)) {
-      for (char c : *line) {
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') normalized += c;
-      }
-    } else {
-      normalized = f.message;
-    }
     std::uint64_t h = fnv1a(f.rule_id);
     h = fnv1a(std::string_view("\0", 1), h);
     h = fnv1a(f.range.path, h);
     h = fnv1a(std::string_view("\0", 1), h);
-    h = fnv1a(normalized, h);
+    if (const auto line = sources_.line(f.range.path, f.range.begin.line)) {
+      auto [kept, added] = line_hashes_.try_emplace(std::pair{line->data(), h}, 0);
+      if (added) {
+        std::string normalized;
+        for (char c : *line) {
+          if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') normalized += c;
+        }
+        kept->second = fnv1a(normalized, h);
+      }
+      h = kept->second;
+    } else {
+      h = fnv1a(f.message, h);
+    }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     const int occurrence = ++occurrences_[hex];
@@ -277,6 +283,7 @@ class SarifWriter {
   std::filesystem::path root_;
   std::string information_uri_;
   std::map<std::string, int> occurrences_;
+  std::map<std::pair<const char*, std::uint64_t>, std::uint64_t> line_hashes_;  // (line, hash before it) -> after
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "core/compile_error.h"
 #include "emit/detail.h"
@@ -21,7 +22,10 @@ constexpr std::string_view kCut = "...";
 class Cells {
  public:
   explicit Cells(std::string_view line) : line_(line) {}
+  // From a cell boundary: byte `at`, display column `column`.
+  Cells(std::string_view line, std::size_t at, std::size_t column) : line_(line), at_(at), column_(column) {}
   bool more() const { return at_ < line_.size(); }
+  std::size_t at() const { return at_; }
   // The next cell's text (into `text` unless null) and width, from display column column().
   std::size_t next(std::string* text) {
     const CodePoint cp = code_point_at(line_, at_);
@@ -51,14 +55,16 @@ class Cells {
 }  // namespace
 
 Snippet render_snippet(std::string_view line, std::uint32_t first_column, std::optional<std::uint32_t> end_column,
-                       std::size_t max_width) {
+                       std::size_t max_width, SnippetStart* start) {
   // Cells [first, last) are marked (0-based); first == n (the number of cells) marks the position just
   // past the line's end. Reading stops once the marker's cell is reached and the line is known to be
   // wider than max_width, or at the end of the line (then n is known).
   const std::size_t wanted_first = first_column > 0 ? first_column - 1 : 0;
-  std::size_t count = 0, marker_at = 0;
+  SnippetStart from;  // where reading begins: the line's start, or `start` when it lies at or before the marker
+  if (start && start->cell <= wanted_first && start->byte <= line.size()) from = *start;
+  std::size_t count = from.cell, marker_at = 0;
   bool ended = false, wide = true;
-  for (Cells cells(line);; ++count) {
+  for (Cells cells(line, from.byte, from.column);; ++count) {
     if (count == wanted_first) marker_at = cells.column();
     if (!cells.more()) {
       ended = true;
@@ -77,9 +83,11 @@ Snippet render_snippet(std::string_view line, std::uint32_t first_column, std::o
   // The window of cells shown: all of them unless the line is wider than max_width.
   const std::size_t window_start = wide && marker_at > kContextBeforeMarker ? marker_at - kContextBeforeMarker : 0;
   Snippet out;
-  Cells cells(line);
-  std::size_t i = 0;
+  if (from.column > window_start) from = SnippetStart{};
+  Cells cells(line, from.byte, from.column);
+  std::size_t i = from.cell;
   for (; cells.more() && cells.column() < window_start; ++i) cells.next(nullptr);
+  if (start) *start = SnippetStart{i, cells.at(), cells.column()};
   const std::size_t from_column = cells.column();
   if (i > 0) {
     out.source += kCut;
@@ -171,7 +179,7 @@ class TextWriter {
     if (!line) return;
     std::optional<std::uint32_t> end;
     if (range.end.line == range.begin.line) end = range.end.column;
-    const Snippet s = render_snippet(*line, range.begin.column, end);
+    const Snippet s = render_snippet(*line, range.begin.column, end, 200, &snippet_starts_[line->data()]);
     std::string number = std::to_string(range.begin.line);
     if (number.size() < 5) number.insert(0, 5 - number.size(), ' ');
     const std::string blank(number.size(), ' ');
@@ -285,6 +293,7 @@ class TextWriter {
   const Catalog& catalog_;
   const Options& options_;
   SourceCache sources_;
+  std::unordered_map<const char*, SnippetStart> snippet_starts_;  // by line (their text lives in sources_)
   Palette palette_;
 };
 

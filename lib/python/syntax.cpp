@@ -457,7 +457,25 @@ std::unique_ptr<SyntaxTree> Parser::parse_keeping(std::string_view text, std::st
 }
 
 // ============================================================================ source text
-SourceText::SourceText(std::string path, const std::string& text) : path_(std::move(path)), text_(&text) {
+namespace {
+std::atomic<std::uint64_t> next_source_id{1};
+
+// Columns SourceText::position computed on this thread: byte `byte` of row `row` of text `text` is at
+// column `column`; the least recently used one gives way to a new one. A finding's place, the places of
+// its related locations (the loop around it: its start, and its end, which may lie on the same long line)
+// and the next finding's place each keep one.
+struct ColumnMark {
+  std::uint64_t text = 0;
+  std::uint32_t row = 0, byte = 0, column = 0;
+  std::uint64_t used = 0;
+};
+constexpr std::size_t kColumnMarks = 8;
+thread_local std::array<ColumnMark, kColumnMarks> column_marks;
+thread_local std::uint64_t column_clock = 0;
+}  // namespace
+
+SourceText::SourceText(std::string path, const std::string& text)
+    : path_(std::move(path)), text_(&text), id_(next_source_id.fetch_add(1, std::memory_order_relaxed)) {
   line_starts_.push_back(0);
   const char* const begin = text.data();
   const char* const end = begin + text.size();
@@ -475,10 +493,22 @@ Position SourceText::position(Point p) const {
   Position pos{p.row + 1, 1};
   if (p.row >= line_starts_.size()) return pos;
   const std::size_t start = line_starts_[p.row];
-  const std::size_t end = std::min<std::size_t>(p.byte, text_->size());
+  const std::size_t end = std::max(start, std::min<std::size_t>(p.byte, text_->size()));
+  std::size_t from = start;
   std::uint32_t col = 1;
-  for (std::size_t i = start; i < end; ++i)
+  ColumnMark* base = nullptr;  // the mark on this row nearest before `end`
+  ColumnMark* oldest = &column_marks[0];
+  for (ColumnMark& m : column_marks) {
+    if (m.text == id_ && m.row == p.row && m.byte >= start && m.byte <= end && (!base || m.byte > base->byte)) base = &m;
+    if (m.used < oldest->used) oldest = &m;
+  }
+  if (base) {
+    from = base->byte, col = base->column;
+    base->used = ++column_clock;
+  }
+  for (std::size_t i = from; i < end; ++i)
     if ((static_cast<unsigned char>((*text_)[i]) & 0xC0) != 0x80) ++col;
+  if (!base || base->byte != end) *oldest = ColumnMark{id_, p.row, static_cast<std::uint32_t>(end), col, ++column_clock};
   pos.column = col;
   return pos;
 }

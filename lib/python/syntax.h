@@ -324,6 +324,9 @@ class SourceText {
   const std::string& path() const { return path_; }
   const std::string& text() const { return *text_; }
   std::string_view text(Node n) const;
+  // The 1-based line and code-point column of `p`. Each thread keeps the last few columns it computed
+  // (per text and row), and a point further along the same line counts on from there: the positions of
+  // many findings on one long line, in order, read that line once.
   Position position(Point p) const;
   SourceRange range(Node n) const;
   std::uint32_t line(Node n) const { return start_point(n).row + 1; }
@@ -336,6 +339,7 @@ class SourceText {
   std::string path_;
   const std::string* text_;
   std::vector<std::uint32_t> line_starts_;
+  std::uint64_t id_;  // unique in the process: names this text in the threads' kept columns
 };
 
 // Makes tree-sitter allocate through mimalloc (no per-block headers, cheaper allocation and freeing than

@@ -148,6 +148,22 @@ TEST(Snippet, ReadsOnlyWhatItShowsAndShowsWhatTheDefinitionDoes) {
     ASSERT_EQ(got.source, want.source) << k;
     ASSERT_EQ(got.marker, want.marker) << k;
   }
+  // Many snippets of one line through one SnippetStart, in column order and in any order, with any widths:
+  // the snippets rendered from the line's start.
+  for (int k = 0; k < 2000; ++k) {
+    std::string line;
+    for (std::size_t i = random() % 400; i > 0; --i) line += pieces[random() % pieces.size()];
+    detail::SnippetStart start;
+    std::uint32_t first = 0;
+    for (int n = 0; n < 30; ++n) {
+      first = k % 2 ? first + static_cast<std::uint32_t>(random() % 20) : static_cast<std::uint32_t>(random() % 420);
+      const std::optional<std::uint32_t> end = first + static_cast<std::uint32_t>(random() % 8);
+      const std::size_t width = 1 + random() % 90;
+      const detail::Snippet got = render_snippet(line, first, end, width, &start), want = render_snippet(line, first, end, width);
+      ASSERT_EQ(got.source, want.source) << k << " " << n;
+      ASSERT_EQ(got.marker, want.marker) << k << " " << n;
+    }
+  }
   // A marker near the start of a line of 50 MB: what is shown, without reading the rest.
   const std::string huge = "x.item()" + std::string(50u << 20, 'a');
   const detail::Snippet s = render_snippet(huge, 1, 9);

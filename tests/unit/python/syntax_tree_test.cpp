@@ -5,11 +5,13 @@
 
 #include <tree_sitter/api.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -315,6 +317,34 @@ TEST(SyntaxTree, TheScannersInitialStateIsWrittenAsNoBytes) {
   tree_sitter_python_external_scanner_deserialize(scanner, flag_only, 2);
   EXPECT_EQ(tree_sitter_python_external_scanner_serialize(scanner, buffer), 2u);
   tree_sitter_python_external_scanner_destroy(scanner);
+}
+
+// SourceText::position counts on from the columns it computed last on a line: positions asked in any order,
+// on lines with multibyte characters, and from several texts in turn, are those counted from each line's start.
+TEST(SourceText, PositionsInAnyOrderAreCountedFromTheLineStart) {
+  const std::vector<std::string> pieces = {"a", "\xc3\xa9", "\xe6\x90\x8d", "\xf0\x9f\x98\x80", "\n", " "};
+  std::mt19937 random(5);
+  std::vector<std::string> texts(3);
+  for (std::string& t : texts)
+    for (int i = 0; i < 3000; ++i) t += pieces[random() % pieces.size()];
+  std::vector<SourceText> sources;
+  for (const std::string& t : texts) sources.emplace_back("t.py", t);
+  std::vector<std::size_t> last(texts.size(), 0);
+  for (int k = 0; k < 20000; ++k) {
+    const std::size_t which = random() % texts.size();
+    const std::string& t = texts[which];
+    // Half of them a little after the last one of the same text (mostly on its line), the others anywhere.
+    std::size_t byte = random() % 2 ? std::min(t.size(), last[which] + random() % 12) : random() % (t.size() + 1);
+    while (byte < t.size() && (static_cast<unsigned char>(t[byte]) & 0xC0) == 0x80) ++byte;
+    const std::size_t line_start = byte == 0 ? 0 : t.rfind('\n', byte - 1) + 1;
+    const auto row = static_cast<std::uint32_t>(std::count(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+    std::uint32_t column = 1;
+    for (std::size_t i = line_start; i < byte; ++i) column += (static_cast<unsigned char>(t[i]) & 0xC0) != 0x80;
+    last[which] = byte;
+    const Position p = sources[which].position(Point{row, static_cast<std::uint32_t>(byte)});
+    ASSERT_EQ(p.line, row + 1) << k;
+    ASSERT_EQ(p.column, column) << k;
+  }
 }
 
 }  // namespace
