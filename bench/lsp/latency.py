@@ -2,7 +2,7 @@
 """Latency of `synclint lsp` (docs/performance.md, "Language server").
 
 usage: bench/lsp/latency.py [SYNCLINT] [--pace-ms 100] [--edits 500] [--edits-300 500] [--at 0]
-                            [--lines 0 | --type]
+                            [--lines 0 | --type [--classes]]
 
 didChange -> publishDiagnostics on a 5,000-line training file, 500 edits at a human pace and 500 in a
 burst; the same on a file that is one of 300 in the workspace (cross-file context); start-up to first
@@ -20,6 +20,9 @@ With --type, the edits are typing: after the first line at or below --at that is
 body, statements are typed one character at a time on new lines, each line started by Enter with the
 indentation an editor gives (one edit), so that every edit gives a new text and many texts in between have
 a syntax error (`stats.append(out.mean(` ...).
+
+With --type --classes, the paced typing edits are also reported by what the line being typed looks like after
+the edit: just begun by Enter, ending in `.`, with a bracket open, or complete.
 
 With --probe-report, each workspace has a `synclint-probe.json` with a site on every line that reads a
 value to the host, so that the server joins a cost onto every finding, as it does for a user who probed
@@ -141,20 +144,33 @@ def changes_for(path, args):
     return toggles(line, args.lines), where(line, args.lines)
 
 
-def edits(client, path, first_version, count, pace_s, changes):
+def line_class(line):
+    """What a line being typed looks like (--classes)."""
+    if not line:
+        return "Enter"
+    if line.endswith("."):
+        return "ends in `.`"
+    return "bracket open" if line.count("(") > line.count(")") else "complete"
+
+
+def edits(client, path, first_version, count, pace_s, changes, classes=None):
     """`count` edits from `changes` (toggles or typing); returns the latency of each edit to the publication
-    that covers it, in ms."""
+    that covers it, in ms. With `classes` (a dict), paced typing edits are also added to it by line_class."""
     latencies = []
+    typed = ""
     version = first_version
     sent = {}
     for k in range(count):
         version += 1
         start, end, text = next(changes)
+        typed = "" if text.startswith("\n") else typed + text
         client.change(path, version, start, end, text)
         sent[version] = time.perf_counter()
         if pace_s:
             done = publishes_for(client, path, version)
             latencies.append((done - sent[version]) * 1000)
+            if classes is not None:
+                classes.setdefault(line_class(typed), []).append(latencies[-1])
             time.sleep(max(0.0, pace_s - (done - sent[version])))
     if not pace_s:
         # A burst: each edit's latency is the time to the first publication at or after its version.
@@ -226,6 +242,12 @@ def report(name, values, cpu):
                                                        percentile(values, 95), max(values), cpu))
 
 
+def report_classes(name, classes):
+    for c, values in sorted(classes.items()):
+        print("| %s, %s | %d | %.1f | %.1f | %.1f | |" % (name, c, len(values), statistics.median(values),
+                                                         percentile(values, 95), max(values)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("synclint", nargs="?", default="build/tools/synclint/synclint")
@@ -236,6 +258,7 @@ def main():
                     help="where the edits are, as a fraction of the file's lines (0: the first line)")
     ap.add_argument("--lines", type=int, default=0, help="edit this many lines in turn (see the usage)")
     ap.add_argument("--type", action="store_true", help="type statements on new lines (see the usage)")
+    ap.add_argument("--classes", action="store_true", help="with --type: paced edits by the typed line's look")
     ap.add_argument("--probe-report", action="store_true",
                     help="with a probe report that gives every finding a cost (the server joins it on each edit)")
     args = ap.parse_args()
@@ -253,8 +276,11 @@ def main():
     c.open(big)
     publishes_for(c, big, 1)
     changes, place = changes_for(big, args)
-    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, changes)
+    classes = {} if args.type and args.classes else None
+    lat, v, cpu = measured(c, edits, c, big, 1, args.edits, args.pace_ms / 1000, changes, classes)
     report("5,000-line file, %g ms pace (%s)" % (args.pace_ms, place), lat, cpu)
+    if classes:
+        report_classes("5,000-line file", classes)
     lat, v, cpu = measured(c, edits, c, big, v, args.edits, 0, changes)
     report("5,000-line file, burst", lat, cpu)
     c.close()
@@ -277,8 +303,11 @@ def main():
     first = publishes_for(c, train, 1)
     startup_ms = (first - start) * 1000
     changes, place = changes_for(train, args)
-    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, changes)
+    classes = {} if args.type and args.classes else None
+    lat, v, cpu = measured(c, edits, c, train, 1, args.edits_300, args.pace_ms / 1000, changes, classes)
     report("train.py of a 300-file workspace, %g ms pace (%s)" % (args.pace_ms, place), lat, cpu)
+    if classes:
+        report_classes("train.py", classes)
     lat, v, cpu = measured(c, edits, c, train, v, args.edits_300, 0, changes)
     report("train.py of a 300-file workspace, burst", lat, cpu)
     c.close()
