@@ -27,9 +27,6 @@ bool string_prefix(std::string_view w, bool& formatted) {
   return w.size() == 1 || w[0] != w[1];
 }
 
-std::uint32_t byte_of(const LooseEnd& e) { return e.byte; }
-std::uint32_t byte_of(std::uint32_t b) { return b; }
-
 class Scanner {
  public:
   explicit Scanner(std::string_view text) : s_(text) {}
@@ -80,11 +77,7 @@ class Scanner {
           ++i_;
         }
       } else if (word_char(c)) {
-        const std::size_t start = i_;
-        while (i_ < s_.size() && word_char(static_cast<unsigned char>(s_[i_]))) ++i_;
-        bool formatted = false;
-        if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') && string_prefix(s_.substr(start, i_ - start), formatted))
-          string(formatted, 0);
+        word(0);
       } else if (c == '(' || c == '[' || c == '{') {
         open.push_back(LooseEnd{static_cast<std::uint32_t>(i_), row_});
         ++i_;
@@ -104,9 +97,11 @@ class Scanner {
     out.reserve(open.size() + dots.size());
     std::size_t k = 0;
     for (const Dot& d : dots) {
-      const bool outside = !d.in_bracket || std::binary_search(open.begin(), open.end(), d.bracket,
-                                                               [](auto a, auto b) { return byte_of(a) < byte_of(b); });
-      if (!outside) continue;
+      if (d.in_bracket) {  // outside the matched brackets only when that bracket is never closed
+        auto it = std::lower_bound(open.begin(), open.end(), d.bracket,
+                                   [](const LooseEnd& e, std::uint32_t byte) { return e.byte < byte; });
+        if (it == open.end() || it->byte != d.bracket) continue;
+      }
       for (; k < open.size() && open[k].byte < d.at.byte; ++k) out.push_back(open[k]);
       out.push_back(d.at);
     }
@@ -128,14 +123,22 @@ class Scanner {
     }
   }
 
+  // A name or keyword from its first letter, or the prefix of the string literal right after it.
+  void word(int nesting) {
+    const std::size_t start = i_;
+    while (i_ < s_.size() && word_char(static_cast<unsigned char>(s_[i_]))) ++i_;
+    bool formatted = false;
+    if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') && string_prefix(s_.substr(start, i_ - start), formatted))
+      string(formatted, nesting);
+  }
+
   // Line breaks inside a literal move the row on.
   void step() {
     if (s_[i_] == '\n') ++row_;
     ++i_;
   }
-  bool at_quotes(char q, bool triple) const {
-    return triple ? s_.substr(i_, 3) == std::string_view(q == '"' ? "\"\"\"" : "'''") : s_[i_] == q;
-  }
+  bool at_triple(char q) const { return s_.substr(i_, 3) == std::string_view(q == '"' ? "\"\"\"" : "'''"); }
+  bool at_quotes(char q, bool triple) const { return triple ? at_triple(q) : s_[i_] == q; }
 
   // A string literal from its opening quote at i_. A literal of one quote ends at the end of its line when
   // left open (Python's error); a triple-quoted one at the end of the text. Formatted literals nest at most
@@ -144,7 +147,7 @@ class Scanner {
   static constexpr int kMaxNesting = 32;
   void string(bool formatted, int nesting) {
     const char q = s_[i_];
-    const bool triple = s_.substr(i_, 3) == std::string_view(q == '"' ? "\"\"\"" : "'''");
+    const bool triple = at_triple(q);
     i_ += triple ? 3 : 1;
     formatted = formatted && nesting < kMaxNesting;
     while (i_ < s_.size()) {
@@ -189,11 +192,7 @@ class Scanner {
       } else if (c == '"' || c == '\'') {
         string(false, nesting);
       } else if (word_char(c) && !(c >= '0' && c <= '9')) {
-        const std::size_t start = i_;
-        while (i_ < s_.size() && word_char(static_cast<unsigned char>(s_[i_]))) ++i_;
-        bool formatted = false;
-        if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') && string_prefix(s_.substr(start, i_ - start), formatted))
-          string(formatted, nesting);
+        word(nesting);
       } else if (c == '(' || c == '[' || c == '{') {
         ++depth, ++i_;
       } else if (c == ')' || c == ']') {
@@ -225,9 +224,9 @@ class Scanner {
 
 std::vector<LooseEnd> loose_ends(std::string_view text) { return Scanner(text).run(); }
 
-std::string read_as_spaces(std::string_view text, const std::vector<LooseEnd>& brackets) {
+std::string read_as_spaces(std::string_view text, const std::vector<LooseEnd>& ends) {
   std::string out(text);
-  for (const LooseEnd& b : brackets) out[b.byte] = ' ';
+  for (const LooseEnd& e : ends) out[e.byte] = ' ';
   return out;
 }
 
