@@ -26,8 +26,7 @@ void KeptTree::State::clear() {
 
 void KeptTree::came_back(std::shared_ptr<const SyntaxTree> tree, std::string_view text) {
   latest_ = std::move(tree);
-  const std::vector<LooseEnd> ends = loose_ends(text);
-  latest_text_ = ends.empty() ? std::string(text) : read_as_spaces(text, ends);  // the text the tree is of
+  latest_text_ = read_as_spaces(text, loose_ends(text));  // the text the tree is of
   for (State* s : {&last_, &older_}) {  // their edits led elsewhere: each starts from its own text again
     s->synced = false;
     s->pending.clear();
