@@ -21,8 +21,7 @@ constexpr std::string_view kCut = "...";
 // tab stop, U+FFFD for control characters and invalid UTF-8).
 class Cells {
  public:
-  explicit Cells(std::string_view line) : line_(line) {}
-  // From a cell boundary: byte `at`, display column `column`.
+  // From a cell boundary of `line`: byte `at`, display column `column`.
   Cells(std::string_view line, std::size_t at, std::size_t column) : line_(line), at_(at), column_(column) {}
   bool more() const { return at_ < line_.size(); }
   std::size_t at() const { return at_; }
@@ -48,8 +47,8 @@ class Cells {
 
  private:
   std::string_view line_;
-  std::size_t at_ = 0;
-  std::size_t column_ = 0;
+  std::size_t at_;
+  std::size_t column_;
 };
 
 }  // namespace
