@@ -45,6 +45,9 @@ class ProjectCache {
   // Of the walks of the last analyze(), how many were taken from earlier ones (WalkMemo), and how many made.
   std::size_t walks_replayed_last() const { return memo_.replayed(); }
   std::size_t walks_made_last() const { return memo_.walked(); }
+  // Of those, the walks made from a walk of an earlier analysis, and how many functions kept its output.
+  std::size_t walks_resumed_last() const { return memo_.resumed(); }
+  std::size_t functions_kept_last() const { return memo_.functions_kept(); }
 
  private:
   struct Kept;

@@ -31,7 +31,8 @@ bool chain_differs(const Project& p, const FileOutput& out, const FileOutput::Ch
 // The units of a file are the module body, and each top-level function or method with the functions nested
 // in it (they start from its final environment): in f_.funcs (pre-order) a unit runs up to the next function
 // without a parent.
-void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
+std::size_t Walker::run_again(FileOutput& old, const char* dirty, const FuncSummary* before,
+                              const Env& before_globals) {
   const int base = f_.module_func;
   const std::size_t n = f_.funcs.size() + 1;  // the module body is position 0, f_.funcs[k - 1] position k
   std::vector<char> walk(n, 0), changed(n, 0);
@@ -49,20 +50,20 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
     const int fn = base + static_cast<int>(k);
     walk_function(fn);
     walk[k] = 1;
-    changed[k] = result_differs(p_.prev.funcs[fn], p_.next.funcs[fn]);
+    changed[k] = result_differs(before[k], p_.next.funcs[fn]);
   };
   bool all = false;
-  if (dirty[base] || found[0]) {
+  if (dirty[0] || found[0]) {
     walk_at(0);
     // Every function reads the module's names: once they changed, the rest is walked as walk_file does.
-    all = !same_env(p_.prev.globals[file_], p_.next.globals[file_]);
+    all = !same_env(before_globals, p_.next.globals[file_]);
   }
   for (std::size_t k = 1; k < n;) {
     std::size_t end = k + 1;
     while (end < n && p_.funcs[base + static_cast<int>(end)].parent >= 0) ++end;
     bool w = all;
     for (std::size_t j = k; !w && j < end; ++j) {
-      w = dirty[base + static_cast<int>(j)] || found[j];
+      w = dirty[j] || found[j];
       for (std::size_t g : reads[j]) w = w || (walk[g] && changed[g]);
     }
     for (std::size_t j = k; j < end; ++j) {
@@ -106,6 +107,7 @@ void Walker::run_again(FileOutput& old, const std::vector<char>& dirty) {
   for (const auto& w : merged.attr_writes) p_.next.class_attrs[w.cls].clear();
   for (const auto& w : merged.attr_writes) add_class_attr(p_.next.class_attrs[w.cls], w.name, w.value);
   out_ = std::move(merged);
+  return static_cast<std::size_t>(std::count(walk.begin(), walk.end(), 0));
 }
 
 // The findings of the functions walked now and the earlier walk's of the others, in walk order, with their

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <unordered_map>
 
 #include "core/parallel.h"
@@ -253,7 +254,21 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
           return;
         }
       }
-      if (again[i] && !p.options->whole_walks) {
+      // A walk kept from an earlier analysis that holds for most functions is walked again from, unless the
+      // last round's walk needs fewer functions walked.
+      std::optional<EarlierWalk> earlier;
+      if (memo && !p.options->whole_walks) {
+        std::size_t limit = funcs_of[i].size();
+        if (again[i])
+          limit = static_cast<std::size_t>(
+              std::count_if(funcs_of[i].begin(), funcs_of[i].end(), [&](int f) { return func_dirty[f] != 0; }));
+        earlier = memo->earlier(p, i, limit);
+      }
+      if (earlier) {
+        for (std::size_t k = 0; k < funcs_of[i].size(); ++k) p.next.funcs[funcs_of[i][k]] = earlier->results[k];
+        p.next.globals[i] = earlier->globals;
+        memo->resumed(walk_file_from(p, static_cast<int>(i), std::move(*earlier), outputs.own(i, false)));
+      } else if (again[i] && !p.options->whole_walks) {
         // The functions it does not walk again keep their summaries, and its module names stay until walked.
         for (int f : funcs_of[i]) p.next.funcs[f] = p.prev.funcs[f];
         p.next.globals[i] = p.prev.globals[i];

@@ -22,6 +22,9 @@ struct ChainKey {
 
 struct WalkMemo::Walk {
   std::uint64_t version = 0;  // of the file's text
+  std::shared_ptr<const std::string> text;  // that text (shared by the walks of one version)
+  std::uint64_t bindings = 0;               // the file's imports as linked
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // each own function's bytes, in funcs_of_ order
   // What the walk read: summaries of functions it called or tested (their results), its own functions'
   // parameter facts and heats, class attributes and other files' module-level names (absent or a value),
   // and the calling chain of each function with a finding (its messages name the chain).
@@ -189,6 +192,36 @@ ChainKey chain_of(const Project& p, int fn) {
   return key;
 }
 
+// Where text `now` differs from `before`, when it differs within one line: the bytes of that line in
+// `before` ([begin, end), without its line break) and how much longer it is now. `any` is false for equal
+// texts; none when a line break was added or removed (the lines after it moved).
+struct LineEdit {
+  bool any = false;
+  std::size_t begin = 0, end = 0;
+  std::ptrdiff_t delta = 0;
+};
+
+std::optional<LineEdit> line_edit(std::string_view before, std::string_view now) {
+  const std::size_t n = std::min(before.size(), now.size());
+  const auto at = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
+  const std::size_t a =
+      static_cast<std::size_t>(std::mismatch(before.begin(), before.begin() + at(n), now.begin()).first - before.begin());
+  if (a == before.size() && a == now.size()) return LineEdit{};
+  const std::size_t z = static_cast<std::size_t>(
+      std::mismatch(before.rbegin(), before.rbegin() + at(n - a), now.rbegin()).first - before.rbegin());
+  constexpr std::string_view kBreaks = "\r\n";
+  if (before.substr(a, before.size() - z - a).find_first_of(kBreaks) != std::string_view::npos ||
+      now.substr(a, now.size() - z - a).find_first_of(kBreaks) != std::string_view::npos)
+    return std::nullopt;
+  LineEdit e;
+  e.any = true;
+  const std::size_t line = a == 0 ? std::string_view::npos : before.find_last_of(kBreaks, a - 1);
+  e.begin = line == std::string_view::npos ? 0 : line + 1;
+  e.end = std::min(before.find_first_of(kBreaks, before.size() - z), before.size());
+  e.delta = static_cast<std::ptrdiff_t>(now.size()) - static_cast<std::ptrdiff_t>(before.size());
+  return e;
+}
+
 }  // namespace
 
 WalkMemo::WalkMemo() = default;
@@ -206,6 +239,8 @@ void WalkMemo::clear() {
 void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& versions) {
   replayed_ = 0;
   walked_ = 0;
+  resumed_ = 0;
+  functions_kept_ = 0;
   const std::size_t n = p.files.size();
   funcs_of_.assign(n, {});
   classes_of_.assign(n, {});
@@ -283,6 +318,105 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
   return nullptr;
 }
 
+std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file, std::size_t limit) {
+  const std::vector<int>& funcs = funcs_of_[file];
+  const std::size_t n = funcs.size();
+  if (n == 0 || funcs.back() != funcs.front() + static_cast<int>(n) - 1) return std::nullopt;
+  const int base = funcs.front();
+  const std::string& text = p.files[file].src->text();
+  // The units (walk_file_again): the module body, and each function without a parent with the functions
+  // after it that have one. unit_of[k] is the first function of k's unit.
+  std::vector<std::size_t> unit_of(n, 0);
+  for (std::size_t k = 1; k < n; ++k) unit_of[k] = p.funcs[base + static_cast<int>(k)].parent < 0 ? k : unit_of[k - 1];
+  if (n > 1 && unit_of[1] != 1) return std::nullopt;
+
+  const Walk* best = nullptr;
+  std::vector<char> best_walk;
+  std::size_t best_count = limit;
+  const std::string* last_text = nullptr;
+  std::optional<LineEdit> edit;
+  for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
+    const Walk& w = **it;
+    if (!w.text || w.bindings != bindings_[file] || w.out.depth_cut_line != 0 || w.ranges.size() != n) continue;
+    if (w.text.get() != last_text) {
+      last_text = w.text.get();
+      edit = line_edit(*w.text, text);
+    }
+    if (!edit) continue;
+    std::vector<char> walk(n, 0);
+    walk[0] = edit->any;  // the module body holds or reads every line outside the functions
+    // A unit keeps its output only when its bytes, from the end of the unit before it (decorators and
+    // comments are between), lie before the changed line or after it, and are where they were.
+    std::size_t prev_old = 0, prev_now = 0;
+    for (std::size_t k = 1; k < n; ++k) {
+      if (unit_of[k] != k) continue;
+      const Node node = p.funcs[base + static_cast<int>(k)].node;
+      const std::size_t s_old = w.ranges[k].first, e_old = w.ranges[k].second;
+      const std::size_t s_now = start_byte(node), e_now = end_byte(node);
+      bool kept = !edit->any;
+      if (!kept && e_old <= edit->begin) kept = s_now == s_old && e_now == e_old && prev_now == prev_old;
+      if (!kept && prev_old >= edit->end) {
+        const auto moved = [&](std::size_t at) {
+          return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(at) + edit->delta);
+        };
+        kept = s_now == moved(s_old) && e_now == moved(e_old) && prev_now == moved(prev_old);
+      }
+      if (!kept) walk[k] = 1;
+      prev_old = e_old;
+      prev_now = e_now;
+    }
+    // What each function read that differs now.
+    for (std::size_t k = 0; k < n; ++k) {
+      const int f = base + static_cast<int>(k);
+      const FuncHeat &a = w.heat[k], &b = p.heat[f];
+      if (a.heat != b.heat || a.callback != b.callback) walk[k] = 1;
+      for (std::size_t j = 0; !walk[k] && j < w.params[k].size(); ++j)
+        if (!param_as_read(p.prev.funcs[f], j).same(w.params[k][j])) walk[k] = 1;
+    }
+    std::set<int> callees;
+    for (const auto& [g, summary] : w.callees)
+      if (result_differs(summary, p.prev.funcs[g])) callees.insert(g);
+    std::set<std::pair<int, std::string>> classes, globals;
+    for (const auto& [c, name, v] : w.class_reads)
+      if (!same(v, entry(p.prev.class_attrs[c], name))) classes.emplace(c, name);
+    for (const auto& [g, name, v] : w.global_reads)
+      if (!same(v, entry(p.prev.globals[g], name))) globals.emplace(g, name);
+    const auto mark = [&](int f) {
+      if (f >= base && static_cast<std::size_t>(f - base) < n) walk[static_cast<std::size_t>(f - base)] = 1;
+    };
+    for (const auto& [f, g] : w.out.read_funcs)
+      if (callees.count(g)) mark(f);
+    for (const CallEdge& e : w.out.edges)
+      if (e.callee >= 0 && callees.count(e.callee)) mark(e.caller);
+    for (const auto& [f, c, name] : w.out.read_classes)
+      if (classes.count({c, name})) mark(f);
+    for (const auto& [f, g, name] : w.out.read_globals)
+      if (globals.count({g, name})) mark(f);
+    // A unit with a function to walk is walked whole.
+    std::vector<char> unit(n, 0);
+    for (std::size_t k = 0; k < n; ++k) unit[unit_of[k]] = unit[unit_of[k]] || walk[k];
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < n; ++k) count += unit[unit_of[k]];
+    if (count < best_count) {
+      best = &w;
+      best_walk = std::move(walk);
+      best_count = count;
+    }
+  }
+  if (!best) return std::nullopt;
+  EarlierWalk e;
+  e.out = best->out;
+  e.results = best->funcs;
+  e.globals = best->globals;
+  e.walk = std::move(best_walk);
+  return e;
+}
+
+void WalkMemo::resumed(std::size_t kept) {
+  ++resumed_;
+  functions_kept_ += kept;
+}
+
 void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out) {
   ++walked_;
   auto w = std::make_shared<Walk>();
@@ -313,6 +447,12 @@ void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out)
   for (const auto& [g, name] : globals) w->global_reads.emplace_back(g, name, entry(p.prev.globals[g], name));
   for (int f : std::set<int>(out.finding_funcs.begin(), out.finding_funcs.end()))
     w->chains.emplace_back(f, chain_of(p, f));
+  for (const auto* walks : {&fresh_[file], &kept_[file]})
+    for (const auto& other : *walks)
+      if (!w->text && other->version == w->version) w->text = other->text;
+  if (!w->text) w->text = std::make_shared<const std::string>(p.files[file].src->text());
+  w->bindings = bindings_[file];
+  for (int f : funcs) w->ranges.emplace_back(start_byte(p.funcs[f].node), end_byte(p.funcs[f].node));
   w->out = out;
   w->globals = p.next.globals[file];
   for (int c : classes_of_[file]) w->class_attrs.push_back(p.next.class_attrs[c]);

@@ -6,12 +6,16 @@
 // walks that file and what its changes reach, not its whole group, and the results stay analyze_project's.
 // A calling chain read counts as the same when it has the same steps: positions it names that moved (a
 // line added above a call in another file) are written again in a copy of the output (rewrite_chains).
+// When no kept walk of a file holds, a walk of it still starts from the kept walk that holds for most of its
+// functions (earlier): an edit within one line walks the unit of the function that holds the line, the
+// module body, and what read something that changed.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,13 @@ class WalkMemo {
   // attributes in p.next (what walking would write) and returns its output; else null. Threads may call it,
   // and record(), for different files at once.
   std::shared_ptr<const FileOutput> replay(Project& p, std::size_t file);
+  // When replay() found none: a kept walk of `file` to walk again from (walk_file_from), of the text it has
+  // now or of one that differs from it within one line, with the module imports it has now, that needs
+  // fewer than `limit` of its functions walked again (the units that hold the changed line, and those that
+  // read something that differs now); the one that needs fewest. Threads may call it for different files.
+  std::optional<EarlierWalk> earlier(const Project& p, std::size_t file, std::size_t limit);
+  // Counts a walk made from earlier() that kept the output of `kept` functions.
+  void resumed(std::size_t kept);
   // Keeps the walk of `file` just made: its output `out`, its entries of p.next, and what it read of `p`.
   void record(const Project& p, std::size_t file, const FileOutput& out);
   // At the end of the analysis: each file walked in it keeps this analysis's walks only.
@@ -45,6 +56,9 @@ class WalkMemo {
   // Of the last analysis: walks taken from those kept, and walks made.
   std::size_t replayed() const { return replayed_; }
   std::size_t walked() const { return walked_; }
+  // Of the last analysis: walks made from an earlier walk (walk_file_from), and the functions they kept.
+  std::size_t resumed() const { return resumed_; }
+  std::size_t functions_kept() const { return functions_kept_; }
 
  private:
   struct Walk;
@@ -54,7 +68,7 @@ class WalkMemo {
   std::vector<std::uint64_t> bindings_;                // per file: its imports as linked
   std::vector<std::vector<int>> funcs_of_, classes_of_;  // of this analysis, by file
   std::vector<std::vector<std::shared_ptr<const Walk>>> kept_, fresh_;
-  std::atomic<std::size_t> replayed_{0}, walked_{0};
+  std::atomic<std::size_t> replayed_{0}, walked_{0}, resumed_{0}, functions_kept_{0};
 };
 
 }  // namespace synclint::python

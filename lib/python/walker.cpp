@@ -90,7 +90,14 @@ void walk_file_again(Project& project, int file, FileOutput&& old, const std::ve
   FileOutput earlier = std::move(old);  // `old` may be `out`
   out = FileOutput{};
   walk::Walker w(project, file, true, out);
-  w.run_again(earlier, dirty);
+  const int base = project.files[file].module_func;
+  w.run_again(earlier, dirty.data() + base, project.prev.funcs.data() + base, project.prev.globals[file]);
+}
+
+std::size_t walk_file_from(Project& project, int file, EarlierWalk&& earlier, FileOutput& out) {
+  out = FileOutput{};
+  walk::Walker w(project, file, true, out);
+  return w.run_again(earlier.out, earlier.walk.data(), earlier.results.data(), earlier.globals);
 }
 
 }  // namespace synclint::python

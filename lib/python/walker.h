@@ -62,6 +62,24 @@ void walk_file(Project& project, int file, bool emit, FileOutput& out);
 // attributes are joined again). Gives what walk_file gives.
 void walk_file_again(Project& project, int file, FileOutput&& old, const std::vector<char>& dirty, FileOutput& out);
 
+// A walk of `file` made in an earlier analysis, of its text now or of one that differs from it within one
+// line (WalkMemo::earlier), to walk again from: its output, what it wrote (the results of the file's
+// functions, the module body first, and the module's names), and the functions to walk (by the same
+// order): those whose unit holds the changed line, and those that read something that differs now.
+struct EarlierWalk {
+  FileOutput out;
+  std::vector<FuncSummary> results;
+  Env globals;
+  std::vector<char> walk;
+};
+
+// Walks `file` again from an earlier analysis's walk, as walk_file_again does from the last round's: the
+// units with a function marked in `earlier.walk`, or whose findings' calling chains read otherwise now, or
+// that read the result of a function walked before them whose result differs from the earlier one; all once
+// the module's names differ. `project.next` must hold `earlier.results` and `earlier.globals` for the
+// file on entry. Gives what walk_file gives, and returns how many of the file's functions kept their output.
+std::size_t walk_file_from(Project& project, int file, EarlierWalk&& earlier, FileOutput& out);
+
 // The calling chain that made function `fn` hot: each function on it from `fn` up, with the call edge
 // (an index into project.edges) that made it hot, or -1 for a per-step callback, where the chain ends. It
 // also ends at a call inside a loop, at a function that is not hot, and after 31 steps or a cycle.

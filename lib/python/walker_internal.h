@@ -68,7 +68,9 @@ class Walker final : public Checker {
     for (int fn : f_.funcs) walk_function(fn);
   }
   // rewalk.cpp
-  void run_again(FileOutput& old, const std::vector<char>& dirty);
+  // `dirty`, `before` (the results `old`'s walk wrote) and the returned count of functions that kept their
+  // output are by the file's functions in order, the module body first.
+  std::size_t run_again(FileOutput& old, const char* dirty, const FuncSummary* before, const Env& before_globals);
   void merge_findings(FileOutput& old, const std::vector<char>& walk, FileOutput& merged);
 
   // Checker

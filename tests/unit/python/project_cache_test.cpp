@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "python/syntax.h"
+#include "python_files.h"
 #include "test_catalog.h"
 
 namespace synclint::python::test {
@@ -297,7 +298,7 @@ TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
   std::mt19937 rng(31);
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   ProjectCache cache;
-  std::size_t replayed = 0, made = 0;
+  std::size_t replayed = 0, made = 0, resumed = 0, kept = 0;
   const int steps = std::getenv("SYNCLINT_BODY_EDITS") ? std::atoi(std::getenv("SYNCLINT_BODY_EDITS")) : 200;
   for (int step = 0; step < steps; ++step) {
     std::string& text = files[pick(files.size())].text;
@@ -310,8 +311,78 @@ TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
     ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options()))) << "after edit " << step;
     replayed += cache.walks_replayed_last();
     made += cache.walks_made_last();
+    resumed += cache.walks_resumed_last();
+    kept += cache.functions_kept_last();
   }
   EXPECT_GT(replayed, made);
+  // Most edits stay within one line: the edited file's walks start from its last ones, and keep the output
+  // of the functions away from the edit.
+  EXPECT_GT(resumed, made / 10);
+  EXPECT_GT(kept, resumed);
+}
+
+// A file of twelve functions, each calling the next in a loop. A character typed into one of them walks that
+// function and the module body only; the others keep their output from the last analysis, and the results
+// are a run's from scratch. A line break moves the functions below it: the file is walked whole.
+TEST(ProjectCache, ACharacterTypedIntoOneFunctionWalksThatFunctionOnly) {
+  std::string text = "import torch\n";
+  for (int i = 0; i < 12; ++i) {
+    const std::string n = std::to_string(i), next = std::to_string(i + 1);
+    text += "\ndef f" + n + "(loader):\n    for b in loader:\n        x = b.cuda()\n";
+    text += i < 11 ? "        f" + next + "([x])\n" : "        print(x.sum().item())\n";
+    text += "    return x\n";
+  }
+  text += "\nfor batch in range(3):\n    f0([batch])\n";
+  std::vector<SourceFile> files = {{"one/train.py", text}};
+  ProjectCache cache;
+  ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+  const std::size_t at = files[0].text.find("x = b.cuda()", files[0].text.find("def f6(")) + 1;
+  for (int k = 0; k < 4; ++k) {
+    if (k % 2 == 0) files[0].text.insert(at, "y");  // `xy = b.cuda()`: f7 is called with an unbound name
+    else files[0].text.erase(at, 1);
+    ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options()))) << "edit " << k;
+    if (k == 0) {
+      EXPECT_GE(cache.walks_resumed_last(), 1u);
+      EXPECT_GE(cache.functions_kept_last(), 10u * cache.walks_resumed_last());
+    }
+  }
+  files[0].text.insert(at - 1, "\n        ");
+  ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
+  EXPECT_EQ(cache.walks_resumed_last(), 0u);
+  EXPECT_GE(cache.walks_made_last(), 1u);
+}
+
+// Random characters typed into and deleted from the lines of code of a folder of Python files, one
+// analysis after each, as in an editor: the results are those of a run from scratch.
+// SYNCLINT_CACHE_CORPUS names the folder; SYNCLINT_CACHE_EDITS sets how many edits (default 100).
+TEST(ProjectCache, RandomLineEditsOfACorpusGiveTheResultsFromScratchWhenAsked) {
+  const char* dir = std::getenv("SYNCLINT_CACHE_CORPUS");
+  if (!dir) GTEST_SKIP() << "set SYNCLINT_CACHE_CORPUS to a folder of Python files";
+  std::vector<SourceFile> files = python_files(dir);
+  ASSERT_FALSE(files.empty());
+  const int steps = std::getenv("SYNCLINT_CACHE_EDITS") ? std::atoi(std::getenv("SYNCLINT_CACHE_EDITS")) : 100;
+  const std::string chars = "abx()[]:.,= #'\"0";
+  std::mt19937 rng(37);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  ProjectCache cache;
+  (void)cache.analyze(files, options());
+  std::size_t resumed = 0, kept = 0;
+  for (int step = 0; step < steps; ++step) {
+    SourceFile& file = files[pick(files.size())];
+    std::string& text = file.text;
+    if (text.empty()) continue;
+    std::size_t at = pick(text.size());
+    // Into the code of a line: past its indentation.
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\n')) ++at;
+    if (pick(2) == 0 || at >= text.size()) text.insert(std::min(at, text.size()), 1, chars[pick(chars.size())]);
+    else text.erase(at, 1);
+    file.version = 0;
+    ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())))
+        << "after edit " << step << " of " << file.path << " at byte " << at;
+    resumed += cache.walks_resumed_last();
+    kept += cache.functions_kept_last();
+  }
+  std::printf("%zu files, %d edits: %zu walks resumed, %zu functions kept\n", files.size(), steps, resumed, kept);
 }
 
 // An analysis stopped after the parse or before a round leaves the next one the work it did not finish: the

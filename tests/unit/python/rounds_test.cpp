@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "python/syntax.h"
+#include "python_files.h"
 #include "test_catalog.h"
 
 namespace synclint::python::test {
@@ -93,20 +94,6 @@ TEST(Rounds, ResultsDoNotDependOnTheThreads) {
     findings += a[i].findings.size();
   }
   EXPECT_EQ(findings, 12u);
-}
-
-// The Python files under `dir`, in path order.
-std::vector<SourceFile> python_files(const std::filesystem::path& dir) {
-  std::vector<SourceFile> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file() || e.path().extension() != ".py") continue;
-    std::ifstream in(e.path(), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    files.push_back({e.path().string(), text.str(), 1});
-  }
-  std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
-  return files;
 }
 
 // Each finding as one line: where, what, the chain and related locations.
