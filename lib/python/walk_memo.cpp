@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,13 +58,13 @@ class Digest {
   std::uint64_t h_ = 0xcbf29ce484222325ull;
 };
 
+// A digest of a map from names to ids that does not depend on the map's order: the sum of its entries'.
 template <class Map>
-std::vector<std::pair<std::string, int>> sorted_ids(const Map& m) {
-  std::vector<std::pair<std::string, int>> v(m.begin(), m.end());
-  std::sort(v.begin(), v.end());
-  return v;
+std::int64_t entries_digest(const Map& m) {
+  std::uint64_t sum = 0;
+  for (const auto& [name, id] : m) sum += (Digest() << name << static_cast<std::int64_t>(id)).value();
+  return static_cast<std::int64_t>(sum);
 }
-
 // What walks of other files may read of the index: each function's and class's declaration (and whether a
 // method only declares itself), each file's functions and top-level names. Positions are left out: a walk
 // names another file's positions only through calling chains, which replay() compares.
@@ -88,7 +89,7 @@ std::vector<std::uint64_t> layout_of(const Project& p) {
     for (int b : c.base_ids) d << b;
     d << "|";
     for (int s : c.subclasses) d << s;
-    for (const auto& [name, id] : sorted_ids(c.methods)) d << name << id;
+    d << entries_digest(c.methods);
     keys.push_back(d.value());
   }
   for (const FileModel& fm : p.files) {
@@ -96,9 +97,9 @@ std::vector<std::uint64_t> layout_of(const Project& p) {
     d << fm.module_func;
     for (int f : fm.funcs) d << f;
     d << "|";
-    for (const auto& [name, id] : sorted_ids(fm.top_funcs)) d << name << id;
+    d << entries_digest(fm.top_funcs);
     d << "|";
-    for (const auto& [name, id] : sorted_ids(fm.top_classes)) d << name << id;
+    d << entries_digest(fm.top_classes);
     keys.push_back(d.value());
   }
   return keys;
@@ -261,7 +262,8 @@ void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& version
   for (std::size_t i = 0; valid && i < n; ++i)
     if (bindings[i] != bindings_[i]) valid = changed[i] && !imported(p, i);
   if (!valid) kept_.assign(n, {});
-  fresh_.assign(n, {});
+  fresh_.resize(n);
+  for (auto& fresh : fresh_) fresh.clear();
   paths_ = std::move(paths);
   versions_ = versions;
   layout_ = std::move(layout);
@@ -330,6 +332,14 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
   for (std::size_t k = 1; k < n; ++k) unit_of[k] = p.funcs[base + static_cast<int>(k)].parent < 0 ? k : unit_of[k - 1];
   if (n > 1 && unit_of[1] != 1) return std::nullopt;
 
+  // How many functions walking the units with a function marked in `walk` walks.
+  const auto walked = [&](const std::vector<char>& walk) {
+    std::vector<char> unit(n, 0);
+    for (std::size_t k = 0; k < n; ++k) unit[unit_of[k]] = unit[unit_of[k]] || walk[k];
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < n; ++k) count += unit[unit_of[k]];
+    return count;
+  };
   const Walk* best = nullptr;
   std::vector<char> best_walk;
   std::size_t best_count = limit;
@@ -365,6 +375,7 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
       prev_old = e_old;
       prev_now = e_now;
     }
+    if (walked(walk) >= best_count) continue;  // what it read can only add to that
     // What each function read that differs now.
     for (std::size_t k = 0; k < n; ++k) {
       const int f = base + static_cast<int>(k);
@@ -393,11 +404,7 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
     for (const auto& [f, g, name] : w.out.read_globals)
       if (globals.count({g, name})) mark(f);
     // A unit with a function to walk is walked whole.
-    std::vector<char> unit(n, 0);
-    for (std::size_t k = 0; k < n; ++k) unit[unit_of[k]] = unit[unit_of[k]] || walk[k];
-    std::size_t count = 0;
-    for (std::size_t k = 0; k < n; ++k) count += unit[unit_of[k]];
-    if (count < best_count) {
+    if (const std::size_t count = walked(walk); count < best_count) {
       best = &w;
       best_walk = std::move(walk);
       best_count = count;
@@ -463,16 +470,16 @@ void WalkMemo::end() {
   // Each file keeps the walks of this analysis, and the last earlier ones it did not take, up to kMaxWalks
   // (an analysis ended early keeps the walks it did not reach).
   constexpr std::size_t kMaxWalks = 8;
+  // In place, without copying a pointer: this runs for every file an analysis replayed.
   for (std::size_t i = 0; i < fresh_.size(); ++i) {
-    if (fresh_[i].empty()) continue;
-    std::vector<std::shared_ptr<const Walk>> walks;
-    for (const auto& w : kept_[i])
-      if (std::find(fresh_[i].begin(), fresh_[i].end(), w) == fresh_[i].end()) walks.push_back(w);
-    walks.insert(walks.end(), fresh_[i].begin(), fresh_[i].end());
+    std::vector<std::shared_ptr<const Walk>>& fresh = fresh_[i];
+    if (fresh.empty()) continue;
+    std::vector<std::shared_ptr<const Walk>>& walks = kept_[i];
+    std::erase_if(walks, [&](const auto& w) { return std::find(fresh.begin(), fresh.end(), w) != fresh.end(); });
+    std::move(fresh.begin(), fresh.end(), std::back_inserter(walks));
     if (walks.size() > kMaxWalks) walks.erase(walks.begin(), walks.end() - kMaxWalks);
-    kept_[i] = std::move(walks);
+    fresh.clear();
   }
-  fresh_.clear();
 }
 
 }  // namespace synclint::python
