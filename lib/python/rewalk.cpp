@@ -1,5 +1,6 @@
-// The partial re-walk of a file (walk_file_again): only the units whose reads changed are walked again;
-// the others keep the earlier walk's output, merged back in walk order.
+// The partial re-walk of a file (walk_file_again from the last round's walk, walk_file_from from an earlier
+// analysis's): only the units whose reads changed are walked again; the others keep the earlier walk's
+// output, merged back in walk order.
 #include <algorithm>
 #include <cstdint>
 #include <string>

@@ -205,8 +205,8 @@ struct LineEdit {
 std::optional<LineEdit> line_edit(std::string_view before, std::string_view now) {
   const std::size_t n = std::min(before.size(), now.size());
   const auto at = [](std::size_t i) { return static_cast<std::ptrdiff_t>(i); };
-  const std::size_t a =
-      static_cast<std::size_t>(std::mismatch(before.begin(), before.begin() + at(n), now.begin()).first - before.begin());
+  const std::size_t a = static_cast<std::size_t>(
+      std::mismatch(before.begin(), before.begin() + at(n), now.begin()).first - before.begin());
   if (a == before.size() && a == now.size()) return LineEdit{};
   const std::size_t z = static_cast<std::size_t>(
       std::mismatch(before.rbegin(), before.rbegin() + at(n - a), now.rbegin()).first - before.rbegin());
