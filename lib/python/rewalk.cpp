@@ -29,13 +29,11 @@ bool chain_differs(const Project& p, const FileOutput& out, const FileOutput::Ch
 }
 }  // namespace
 
-// The units of a file are the module body, and each top-level function or method with the functions nested
-// in it (they start from its final environment): in f_.funcs (pre-order) a unit runs up to the next function
-// without a parent.
 std::size_t Walker::run_again(FileOutput& old, const char* dirty, const FuncSummary* before,
                               const Env& before_globals) {
   const int base = f_.module_func;
   const std::size_t n = f_.funcs.size() + 1;  // the module body is position 0, f_.funcs[k - 1] position k
+  const std::vector<std::size_t> unit = unit_starts(p_, base, n);
   std::vector<char> walk(n, 0), changed(n, 0);
   std::vector<std::vector<std::size_t>> reads(n);  // earlier walks' reads of this file's summaries
   // Functions whose findings of the earlier walk tell a calling chain that reads otherwise now. (The
@@ -61,7 +59,7 @@ std::size_t Walker::run_again(FileOutput& old, const char* dirty, const FuncSumm
   }
   for (std::size_t k = 1; k < n;) {
     std::size_t end = k + 1;
-    while (end < n && p_.funcs[base + static_cast<int>(end)].parent >= 0) ++end;
+    while (end < n && unit[end] == k) ++end;
     bool w = all;
     for (std::size_t j = k; !w && j < end; ++j) {
       w = dirty[j] || found[j];

@@ -270,26 +270,59 @@ void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& version
   bindings_ = std::move(bindings);
 }
 
+bool WalkMemo::reads_differ(const Project& p, const Walk& w, const std::vector<int>& funcs, std::vector<char>* marks) {
+  bool any = false;
+  for (std::size_t k = 0; k < funcs.size(); ++k) {
+    const FuncHeat &a = w.heat[k], &b = p.heat[funcs[k]];
+    bool differs = a.heat != b.heat || a.callback != b.callback;
+    const FuncSummary& s = p.prev.funcs[funcs[k]];
+    for (std::size_t j = 0; !differs && j < w.params[k].size(); ++j)
+      differs = !param_as_read(s, j).same(w.params[k][j]);
+    if (differs && !marks) return true;
+    if (differs) (*marks)[k] = 1;
+    any = any || differs;
+  }
+  std::set<int> callees;
+  std::set<std::pair<int, std::string>> classes, globals;
+  for (const auto& [g, summary] : w.callees)
+    if (result_differs(summary, p.prev.funcs[g])) {
+      if (!marks) return true;
+      callees.insert(g);
+    }
+  for (const auto& [c, name, v] : w.class_reads)
+    if (!same(v, entry(p.prev.class_attrs[c], name))) {
+      if (!marks) return true;
+      classes.emplace(c, name);
+    }
+  for (const auto& [g, name, v] : w.global_reads)
+    if (!same(v, entry(p.prev.globals[g], name))) {
+      if (!marks) return true;
+      globals.emplace(g, name);
+    }
+  if (!marks || funcs.empty() || (callees.empty() && classes.empty() && globals.empty())) return any;
+  // The functions that read them (by position among `funcs`, which are consecutive).
+  const int base = funcs.front();
+  const auto mark = [&](int f) {
+    const auto k = static_cast<std::size_t>(f - base);
+    if (f >= base && k < funcs.size()) (*marks)[k] = 1;
+  };
+  for (const auto& [f, g] : w.out.read_funcs)
+    if (callees.count(g)) mark(f);
+  for (const CallEdge& e : w.out.edges)
+    if (e.callee >= 0 && callees.count(e.callee)) mark(e.caller);
+  for (const auto& [f, c, name] : w.out.read_classes)
+    if (classes.count({c, name})) mark(f);
+  for (const auto& [f, g, name] : w.out.read_globals)
+    if (globals.count({g, name})) mark(f);
+  return true;
+}
+
 std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file) {
   const std::vector<int>& funcs = funcs_of_[file];
   const std::vector<int>& classes = classes_of_[file];
   // Whether the walk holds now; `moved` tells that its calling chains name other positions now.
   auto holds_now = [&](const Walk& w, bool& moved) {
-    for (std::size_t k = 0; k < funcs.size(); ++k) {
-      const FuncHeat &a = w.heat[k], &b = p.heat[funcs[k]];
-      if (a.heat != b.heat || a.callback != b.callback) return false;
-      const FuncSummary& s = p.prev.funcs[funcs[k]];
-      for (std::size_t j = 0; j < w.params[k].size(); ++j)
-        if (!param_as_read(s, j).same(w.params[k][j])) return false;
-    }
-    for (const auto& [g, s] : w.callees)
-      if (result_differs(s, p.prev.funcs[g])) return false;
-    for (const auto& [c, name, v] : w.class_reads) {
-      const auto& attrs = p.prev.class_attrs[c];
-      if (!same(v, entry(attrs, name))) return false;
-    }
-    for (const auto& [g, name, v] : w.global_reads)
-      if (!same(v, entry(p.prev.globals[g], name))) return false;
+    if (reads_differ(p, w, funcs, nullptr)) return false;
     moved = false;
     for (const auto& [f, chain] : w.chains) {
       const ChainKey now = chain_of(p, f);
@@ -326,11 +359,7 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
   if (n == 0 || funcs.back() != funcs.front() + static_cast<int>(n) - 1) return std::nullopt;
   const int base = funcs.front();
   const std::string& text = p.files[file].src->text();
-  // The units (walk_file_again): the module body, and each function without a parent with the functions
-  // after it that have one. unit_of[k] is the first function of k's unit.
-  std::vector<std::size_t> unit_of(n, 0);
-  for (std::size_t k = 1; k < n; ++k) unit_of[k] = p.funcs[base + static_cast<int>(k)].parent < 0 ? k : unit_of[k - 1];
-  if (n > 1 && unit_of[1] != 1) return std::nullopt;
+  const std::vector<std::size_t> unit_of = unit_starts(p, base, n);
 
   // How many functions walking the units with a function marked in `walk` walks.
   const auto walked = [&](const std::vector<char>& walk) {
@@ -376,33 +405,7 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
       prev_now = e_now;
     }
     if (walked(walk) >= best_count) continue;  // what it read can only add to that
-    // What each function read that differs now.
-    for (std::size_t k = 0; k < n; ++k) {
-      const int f = base + static_cast<int>(k);
-      const FuncHeat &a = w.heat[k], &b = p.heat[f];
-      if (a.heat != b.heat || a.callback != b.callback) walk[k] = 1;
-      for (std::size_t j = 0; !walk[k] && j < w.params[k].size(); ++j)
-        if (!param_as_read(p.prev.funcs[f], j).same(w.params[k][j])) walk[k] = 1;
-    }
-    std::set<int> callees;
-    for (const auto& [g, summary] : w.callees)
-      if (result_differs(summary, p.prev.funcs[g])) callees.insert(g);
-    std::set<std::pair<int, std::string>> classes, globals;
-    for (const auto& [c, name, v] : w.class_reads)
-      if (!same(v, entry(p.prev.class_attrs[c], name))) classes.emplace(c, name);
-    for (const auto& [g, name, v] : w.global_reads)
-      if (!same(v, entry(p.prev.globals[g], name))) globals.emplace(g, name);
-    const auto mark = [&](int f) {
-      if (f >= base && static_cast<std::size_t>(f - base) < n) walk[static_cast<std::size_t>(f - base)] = 1;
-    };
-    for (const auto& [f, g] : w.out.read_funcs)
-      if (callees.count(g)) mark(f);
-    for (const CallEdge& e : w.out.edges)
-      if (e.callee >= 0 && callees.count(e.callee)) mark(e.caller);
-    for (const auto& [f, c, name] : w.out.read_classes)
-      if (classes.count({c, name})) mark(f);
-    for (const auto& [f, g, name] : w.out.read_globals)
-      if (globals.count({g, name})) mark(f);
+    reads_differ(p, w, funcs, &walk);
     // A unit with a function to walk is walked whole.
     if (const std::size_t count = walked(walk); count < best_count) {
       best = &w;

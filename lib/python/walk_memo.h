@@ -62,6 +62,11 @@ class WalkMemo {
 
  private:
   struct Walk;
+  // Whether something walk `w` of a file read (its functions' heats and parameter facts, its callees'
+  // results, class attributes, other files' module names) differs in `p` now. With `marks`, each of the
+  // file's functions (`funcs`, in funcs_of_ order) that read it is marked there; without, it stops at the
+  // first difference.
+  static bool reads_differ(const Project& p, const Walk& w, const std::vector<int>& funcs, std::vector<char>* marks);
   std::vector<std::string> paths_;
   std::vector<std::uint64_t> versions_;
   std::vector<std::uint64_t> layout_;                  // per function, class and file of the last analysis

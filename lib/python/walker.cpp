@@ -81,6 +81,13 @@ void Walker::bind_params(const FuncInfo& fi) {
 
 }  // namespace walk
 
+std::vector<std::size_t> unit_starts(const Project& project, int base, std::size_t count) {
+  std::vector<std::size_t> start(count, 0);
+  for (std::size_t k = 1; k < count; ++k)
+    start[k] = k == 1 || project.funcs[base + static_cast<int>(k)].parent < 0 ? k : start[k - 1];
+  return start;
+}
+
 void walk_file(Project& project, int file, bool emit, FileOutput& out) {
   walk::Walker w(project, file, emit, out);
   w.run();

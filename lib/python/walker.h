@@ -53,6 +53,12 @@ void rewrite_chains(const Project& project, FileOutput& out);
 // Walks every function of `file` (the module body first). `emit` keeps findings.
 void walk_file(Project& project, int file, bool emit, FileOutput& out);
 
+// A file's units, which the partial walks below walk whole: the module body, and each top-level function or
+// method with the functions nested in it (they start from its final environment). The file's functions are
+// `count` from project.funcs[`base`] (its module body) on, in pre-order; gives, for each of them, the
+// position of the first function of its unit.
+std::vector<std::size_t> unit_starts(const Project& project, int base, std::size_t count);
+
 // Walks `file` again after an earlier walk whose output is `old` (moved from), with findings kept: only the
 // module body and the top-level functions and methods (each with the functions nested in it) that must be:
 // those with a function marked in `dirty` (something it read in an earlier round changed), with a finding
