@@ -299,8 +299,12 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   if (partial && partial->same_result)
     for (std::size_t i = 0; i < files.size(); ++i)
       same[i] = (active.empty() || active[i]) && partial->same_result(i, run.replayed[i], cpu_only[i]);
-  // Results, and the trees and the walks' outputs freed, on all threads.
-  parallel_for(files.size(), jobs, [&](std::size_t i, unsigned) {
+  // Results, and the trees and the walks' outputs freed, on all threads when there are many to make (a few
+  // are made faster on this thread than handed to others, which then free what this one allocated).
+  constexpr std::size_t kManyResults = 64;
+  std::size_t to_make = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) to_make += (active.empty() || active[i]) && !same[i];
+  parallel_for(files.size(), to_make >= kManyResults ? jobs : 1, [&](std::size_t i, unsigned) {
     if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
     FileResult& r = results[i];
@@ -330,8 +334,9 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     partial->cpu_only = cpu_only;
     partial->same = std::move(same);
   }
-  // The project's largest parts are freed on all threads too.
-  parallel_for(3, jobs, [&](std::size_t part, unsigned) {
+  // The project's largest parts are freed on all threads too, when it is large.
+  constexpr std::size_t kLargeProject = 16384;  // functions
+  parallel_for(3, p.funcs.size() >= kLargeProject ? jobs : 1, [&](std::size_t part, unsigned) {
     if (part == 0) p.prev = Summaries{};
     else if (part == 1) p.funcs = {};
     else p.files = {};

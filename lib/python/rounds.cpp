@@ -28,10 +28,14 @@ bool same_entry(const Map& a, const Map& b, const std::string& name) {
   return (ia == a.end() ? none : ia->second).same(ib == b.end() ? none : ib->second);
 }
 
+// The fewest items of a pass between the walks that another thread takes: handing work to a thread, and
+// freeing there what this one allocated, costs more than a pass over a few thousand functions.
+constexpr std::size_t kMinPiece = 4096;
+
 // Runs fn(begin, end) over pieces of [0, n) on up to `jobs` threads: for the passes over every function, class
 // or file between the walks, where each index writes only its own entries.
 void for_ranges(std::size_t n, unsigned jobs, const std::function<void(std::size_t, std::size_t)>& fn) {
-  const std::size_t piece = std::max<std::size_t>(256, n / (4 * std::max(1u, jobs)) + 1);
+  const std::size_t piece = std::max<std::size_t>(kMinPiece, n / (4 * std::max(1u, jobs)) + 1);
   parallel_for((n + piece - 1) / piece, jobs, [&](std::size_t k, unsigned) { fn(k * piece, std::min(n, (k + 1) * piece)); });
 }
 
@@ -47,7 +51,8 @@ void size_summaries(Summaries& s, const Project& p) {
 // walked. Each thread takes a range of the callees and joins their call sites in the order of `edges`.
 void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges, const std::vector<char>& touched,
                      const std::vector<char>& walked, unsigned jobs) {
-  const std::size_t n = p.next.funcs.size(), parts = std::max(1u, jobs), share = n / parts + 1;
+  const std::size_t n = p.next.funcs.size();
+  const std::size_t parts = std::clamp<std::size_t>(n / kMinPiece, 1, std::max(1u, jobs)), share = n / parts + 1;
   parallel_for(parts, jobs, [&](std::size_t part, unsigned) {
     const std::size_t begin = part * share, end = std::min(n, begin + share);
     for (std::size_t f = begin; f < end; ++f) {
@@ -246,14 +251,18 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
         if (e.callee >= 0) touched[e.callee] = 1;
       again[i] = 1;
     }
-    parallel_for(todo.size(), jobs, [&](std::size_t k, unsigned) {
-      const std::size_t i = todo[k];
-      if (memo) {
+    // Walks kept by the memo are taken on this thread (a few microseconds each); the threads share the walks.
+    std::vector<std::size_t> walks;
+    for (std::size_t i : todo) {
+      if (memo)
         if (std::shared_ptr<const FileOutput> kept = memo->replay(p, i)) {
           outputs.keep(i, std::move(kept));
-          return;
+          continue;
         }
-      }
+      walks.push_back(i);
+    }
+    parallel_for(walks.size(), jobs, [&](std::size_t k, unsigned) {
+      const std::size_t i = walks[k];
       // A walk kept from an earlier analysis that holds for most functions is walked again from, unless the
       // last round's walk needs fewer functions walked.
       std::optional<EarlierWalk> earlier;
