@@ -22,23 +22,28 @@ struct ChainKey {
 }  // namespace
 
 struct WalkMemo::Walk {
-  std::uint64_t version = 0;  // of the file's text
-  std::shared_ptr<const std::string> text;  // that text (shared by the walks of one version)
-  std::uint64_t bindings = 0;               // the file's imports as linked
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // each own function's bytes, in funcs_of_ order
-  // What the walk read: summaries of functions it called or tested (their results), its own functions'
-  // parameter facts and heats, class attributes and other files' module-level names (absent or a value),
-  // and the calling chain of each function with a finding (its messages name the chain).
-  std::vector<std::pair<int, FuncSummary>> callees;
-  std::vector<std::vector<Value>> params;  // by own function, in funcs_of_ order
-  std::vector<FuncHeat> heat;              // likewise
-  std::vector<std::tuple<int, std::string, std::optional<Value>>> class_reads, global_reads;
+  // All but the calling chains and the output: shared by a walk and the copies replay() makes of it to
+  // write its calling chains again.
+  struct Fixed {
+    std::uint64_t version = 0;  // of the file's text
+    std::shared_ptr<const std::string> text;  // that text (shared by the walks of one version)
+    std::uint64_t bindings = 0;               // the file's imports as linked
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // each own function's bytes, in funcs_of_ order
+    // What the walk read: summaries of functions it called or tested (their results), its own functions'
+    // parameter facts and heats, class attributes and other files' module-level names (absent or a value).
+    std::vector<std::pair<int, FuncSummary>> callees;
+    std::vector<std::vector<Value>> params;  // by own function, in funcs_of_ order
+    std::vector<FuncHeat> heat;              // likewise
+    std::vector<std::tuple<int, std::string, std::optional<Value>>> class_reads, global_reads;
+    // What it wrote besides its output.
+    std::vector<FuncSummary> funcs;  // in funcs_of_ order
+    Env globals;
+    std::vector<std::unordered_map<std::string, Value>> class_attrs;  // in classes_of_ order
+  };
+  std::shared_ptr<const Fixed> fixed;
+  // The calling chain of each function with a finding (its messages name the chain), and the output.
   std::vector<std::pair<int, ChainKey>> chains;
-  // What it wrote.
   FileOutput out;
-  std::vector<FuncSummary> funcs;  // in funcs_of_ order
-  Env globals;
-  std::vector<std::unordered_map<std::string, Value>> class_attrs;  // in classes_of_ order
 };
 
 namespace {
@@ -270,7 +275,9 @@ void WalkMemo::begin(const Project& p, const std::vector<std::uint64_t>& version
   bindings_ = std::move(bindings);
 }
 
-bool WalkMemo::reads_differ(const Project& p, const Walk& w, const std::vector<int>& funcs, std::vector<char>* marks) {
+bool WalkMemo::reads_differ(const Project& p, const Walk& walk, const std::vector<int>& funcs,
+                             std::vector<char>* marks) {
+  const Walk::Fixed& w = *walk.fixed;
   bool any = false;
   for (std::size_t k = 0; k < funcs.size(); ++k) {
     const FuncHeat &a = w.heat[k], &b = p.heat[funcs[k]];
@@ -306,13 +313,13 @@ bool WalkMemo::reads_differ(const Project& p, const Walk& w, const std::vector<i
     const auto k = static_cast<std::size_t>(f - base);
     if (f >= base && k < funcs.size()) (*marks)[k] = 1;
   };
-  for (const auto& [f, g] : w.out.read_funcs)
+  for (const auto& [f, g] : walk.out.read_funcs)
     if (callees.count(g)) mark(f);
-  for (const CallEdge& e : w.out.edges)
+  for (const CallEdge& e : walk.out.edges)
     if (e.callee >= 0 && callees.count(e.callee)) mark(e.caller);
-  for (const auto& [f, c, name] : w.out.read_classes)
+  for (const auto& [f, c, name] : walk.out.read_classes)
     if (classes.count({c, name})) mark(f);
-  for (const auto& [f, g, name] : w.out.read_globals)
+  for (const auto& [f, g, name] : walk.out.read_globals)
     if (globals.count({g, name})) mark(f);
   return true;
 }
@@ -333,7 +340,7 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
   };
   for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
     bool moved = false;
-    if ((*it)->version != versions_[file] || !holds_now(**it, moved)) continue;
+    if ((*it)->fixed->version != versions_[file] || !holds_now(**it, moved)) continue;
     std::shared_ptr<const Walk> taken = *it;
     if (moved) {  // the same walk, its calling chains written again
       auto again = std::make_shared<Walk>(*taken);
@@ -341,12 +348,12 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
       for (auto& [f, chain] : again->chains) chain = chain_of(p, f);
       taken = std::move(again);
     }
-    const Walk& w = *taken;
+    const Walk::Fixed& w = *taken->fixed;
     for (std::size_t k = 0; k < funcs.size(); ++k) p.next.funcs[funcs[k]] = w.funcs[k];
     p.next.globals[file] = w.globals;
     for (std::size_t k = 0; k < classes.size(); ++k) p.next.class_attrs[classes[k]] = w.class_attrs[k];
-    fresh_[file].push_back(taken);
-    std::shared_ptr<const FileOutput> out(taken, &w.out);
+    std::shared_ptr<const FileOutput> out(taken, &taken->out);
+    fresh_[file].push_back(std::move(taken));
     ++replayed_;
     return out;
   }
@@ -375,8 +382,8 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
   const std::string* last_text = nullptr;
   std::optional<LineEdit> edit;
   for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
-    const Walk& w = **it;
-    if (!w.text || w.bindings != bindings_[file] || w.out.depth_cut_line != 0 || w.ranges.size() != n) continue;
+    const Walk::Fixed& w = *(*it)->fixed;
+    if (!w.text || w.bindings != bindings_[file] || (*it)->out.depth_cut_line != 0 || w.ranges.size() != n) continue;
     if (w.text.get() != last_text) {
       last_text = w.text.get();
       edit = line_edit(*w.text, text);
@@ -405,10 +412,10 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
       prev_now = e_now;
     }
     if (walked(walk) >= best_count) continue;  // what it read can only add to that
-    reads_differ(p, w, funcs, &walk);
+    reads_differ(p, **it, funcs, &walk);
     // A unit with a function to walk is walked whole.
     if (const std::size_t count = walked(walk); count < best_count) {
-      best = &w;
+      best = it->get();
       best_walk = std::move(walk);
       best_count = count;
     }
@@ -416,8 +423,8 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
   if (!best) return std::nullopt;
   EarlierWalk e;
   e.out = best->out;
-  e.results = best->funcs;
-  e.globals = best->globals;
+  e.results = best->fixed->funcs;
+  e.globals = best->fixed->globals;
   e.walk = std::move(best_walk);
   return e;
 }
@@ -429,7 +436,8 @@ void WalkMemo::resumed(std::size_t kept) {
 
 void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out) {
   ++walked_;
-  auto w = std::make_shared<Walk>();
+  auto walk = std::make_shared<Walk>();
+  auto w = std::make_shared<Walk::Fixed>();
   w->version = versions_[file];
   const std::vector<int>& funcs = funcs_of_[file];
   std::set<int> callees;
@@ -456,17 +464,18 @@ void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out)
   for (const auto& [c, name] : classes) w->class_reads.emplace_back(c, name, entry(p.prev.class_attrs[c], name));
   for (const auto& [g, name] : globals) w->global_reads.emplace_back(g, name, entry(p.prev.globals[g], name));
   for (int f : std::set<int>(out.finding_funcs.begin(), out.finding_funcs.end()))
-    w->chains.emplace_back(f, chain_of(p, f));
+    walk->chains.emplace_back(f, chain_of(p, f));
   for (const auto* walks : {&fresh_[file], &kept_[file]})
     for (const auto& other : *walks)
-      if (!w->text && other->version == w->version) w->text = other->text;
+      if (!w->text && other->fixed->version == w->version) w->text = other->fixed->text;
   if (!w->text) w->text = std::make_shared<const std::string>(p.files[file].src->text());
   w->bindings = bindings_[file];
   for (int f : funcs) w->ranges.emplace_back(start_byte(p.funcs[f].node), end_byte(p.funcs[f].node));
-  w->out = out;
   w->globals = p.next.globals[file];
   for (int c : classes_of_[file]) w->class_attrs.push_back(p.next.class_attrs[c]);
-  fresh_[file].push_back(std::move(w));
+  walk->fixed = std::move(w);
+  walk->out = out;
+  fresh_[file].push_back(std::move(walk));
 }
 
 void WalkMemo::end() {
