@@ -298,7 +298,8 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   std::vector<char> same(files.size(), 0);
   if (partial && partial->same_result)
     for (std::size_t i = 0; i < files.size(); ++i)
-      same[i] = (active.empty() || active[i]) && partial->same_result(i, run.replayed[i], cpu_only[i]);
+      same[i] = (active.empty() || active[i]) &&
+                partial->same_result(i, run.replayed[i], run.rewrites[i].get(), cpu_only[i]);
   // Results, and the trees and the walks' outputs freed, on all threads when there are many to make (a few
   // are made faster on this thread than handed to others, which then free what this one allocated).
   constexpr std::size_t kManyResults = 64;
@@ -312,7 +313,10 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
       fm.tree.reset();
       return;
     }
-    if (run.replayed[i]) r.findings = run.replayed[i]->findings;
+    if (run.replayed[i]) {
+      r.findings = run.replayed[i]->findings;
+      if (run.rewrites[i]) apply(*run.rewrites[i], r.findings);
+    }
     else r.findings = std::move(outputs[i].findings);
     if (cpu_only[i])
       std::erase_if(r.findings, [](const Finding& f) { return f.confidence == Confidence::Low; });
@@ -331,6 +335,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   if (partial) {
     partial->group_of = std::move(run.group_of);
     partial->replayed = std::move(run.replayed);
+    partial->rewrites = std::move(run.rewrites);
     partial->cpu_only = cpu_only;
     partial->same = std::move(same);
   }

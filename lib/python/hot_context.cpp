@@ -268,20 +268,35 @@ void call_chain(const Project& p, int fn, std::string& called, std::vector<Relat
   }
 }
 
-void rewrite_chains(const Project& p, FileOutput& out) {
-  for (FileOutput::ChainPart& part : out.chain_parts) {
-    Finding& f = out.findings[part.finding];
+ChainRewrites chain_rewrites(const Project& p, const FileOutput& out) {
+  ChainRewrites rewrites;
+  for (FileOutput::ChainPart part : out.chain_parts) {
+    if (rewrites.empty() || rewrites.back().first != part.finding)
+      rewrites.emplace_back(part.finding, out.findings[part.finding]);
+    Finding& f = rewrites.back().second;
     std::string called;
     std::vector<RelatedLocation> related;
     call_chain(p, out.finding_funcs[part.finding], called, related, part.heat);
     f.related.erase(f.related.begin() + part.related_at, f.related.begin() + part.related_at + part.related_length);
     f.related.insert(f.related.begin() + part.related_at, related.begin(), related.end());
-    part.related_length = static_cast<std::uint32_t>(related.size());
     if (!part.in_message) continue;
     const std::string text = part.colon && !called.empty() ? ": " + called : called;
     f.message.replace(part.message_at, part.message_length, text);
-    part.message_length = static_cast<std::uint32_t>(text.size());
   }
+  return rewrites;
+}
+
+void apply(const ChainRewrites& rewrites, std::vector<Finding>& findings) {
+  for (const auto& [at, finding] : rewrites) findings[at] = finding;
+}
+
+bool same_rewrites(const ChainRewrites* a, const ChainRewrites* b) {
+  static const ChainRewrites none;
+  if (!a) a = &none;
+  if (!b) b = &none;
+  return std::equal(a->begin(), a->end(), b->begin(), b->end(), [](const auto& x, const auto& y) {
+    return x.first == y.first && x.second.message == y.second.message && x.second.related == y.second.related;
+  });
 }
 
 }  // namespace synclint::python

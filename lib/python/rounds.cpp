@@ -165,31 +165,36 @@ std::vector<FuncHeat> compute_heat(std::vector<FuncHeat> h, const std::vector<co
 }
 
 // Each file's output of its last walk: its own, or one kept by the memo (shared, copied only when a partial
-// walk starts from it or its findings are given back).
+// walk starts from it or its findings are given back; the findings whose calling chains the memo wrote
+// again beside it, which a partial walk does not need: it walks again the functions whose chains differ).
 class Outputs {
  public:
-  explicit Outputs(std::size_t n) : own_(n), kept_(n) {}
+  explicit Outputs(std::size_t n) : own_(n), kept_(n), rewrites_(n) {}
   const FileOutput& operator[](std::size_t i) const { return kept_[i] ? *kept_[i] : own_[i]; }
   // The output to write a walk into (emptied), or, with `take`, to walk again from.
   FileOutput& own(std::size_t i, bool take) {
     if (kept_[i]) {
       if (take) own_[i] = *kept_[i];
       kept_[i].reset();
+      rewrites_[i].reset();
     }
     if (!take) own_[i] = FileOutput{};
     return own_[i];
   }
-  void keep(std::size_t i, std::shared_ptr<const FileOutput> out) {
-    kept_[i] = std::move(out);
+  void keep(std::size_t i, KeptOutput out) {
+    kept_[i] = std::move(out.out);
+    rewrites_[i] = std::move(out.rewrites);
     own_[i] = FileOutput{};
   }
   const std::vector<std::shared_ptr<const FileOutput>>& replayed() const { return kept_; }
+  const std::vector<std::shared_ptr<const ChainRewrites>>& rewrites() const { return rewrites_; }
   // The outputs of the files that walked (empty for those whose last walk was kept).
   std::vector<FileOutput> release() { return std::move(own_); }
 
  private:
   std::vector<FileOutput> own_;
   std::vector<std::shared_ptr<const FileOutput>> kept_;
+  std::vector<std::shared_ptr<const ChainRewrites>> rewrites_;
 };
 
 // Joins what the files in `walked` read (the others' outputs are unchanged since they were joined); the
@@ -255,7 +260,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     std::vector<std::size_t> walks;
     for (std::size_t i : todo) {
       if (memo)
-        if (std::shared_ptr<const FileOutput> kept = memo->replay(p, i)) {
+        if (KeptOutput kept = memo->replay(p, i)) {
           outputs.keep(i, std::move(kept));
           continue;
         }
@@ -421,6 +426,7 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     run->group_of.resize(p.files.size());
     for (std::size_t i = 0; i < p.files.size(); ++i) run->group_of[i] = groups.find(i);
     run->replayed = outputs.replayed();
+    run->rewrites = outputs.rewrites();
   }
   return outputs.release();
 }

@@ -52,6 +52,7 @@ struct RoundsRun {
   // took from `memo` (null when it walked).
   std::vector<std::size_t> group_of;
   std::vector<std::shared_ptr<const FileOutput>> replayed;
+  std::vector<std::shared_ptr<const ChainRewrites>> rewrites;  // of the findings of `replayed`
 };
 std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs,
                                    RoundsRun* run = nullptr);

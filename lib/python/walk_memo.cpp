@@ -41,9 +41,11 @@ struct WalkMemo::Walk {
     std::vector<std::unordered_map<std::string, Value>> class_attrs;  // in classes_of_ order
   };
   std::shared_ptr<const Fixed> fixed;
-  // The calling chain of each function with a finding (its messages name the chain), and the output.
+  // The calling chain of each function with a finding (its messages name the chain), and the output: the
+  // walk's own, shared by the records that write its chains again, each with its rewrites.
   std::vector<std::pair<int, ChainKey>> chains;
-  FileOutput out;
+  std::shared_ptr<const FileOutput> out;
+  std::shared_ptr<const ChainRewrites> rewrites;
 };
 
 namespace {
@@ -313,18 +315,18 @@ bool WalkMemo::reads_differ(const Project& p, const Walk& walk, const std::vecto
     const auto k = static_cast<std::size_t>(f - base);
     if (f >= base && k < funcs.size()) (*marks)[k] = 1;
   };
-  for (const auto& [f, g] : walk.out.read_funcs)
+  for (const auto& [f, g] : walk.out->read_funcs)
     if (callees.count(g)) mark(f);
-  for (const CallEdge& e : walk.out.edges)
+  for (const CallEdge& e : walk.out->edges)
     if (e.callee >= 0 && callees.count(e.callee)) mark(e.caller);
-  for (const auto& [f, c, name] : walk.out.read_classes)
+  for (const auto& [f, c, name] : walk.out->read_classes)
     if (classes.count({c, name})) mark(f);
-  for (const auto& [f, g, name] : walk.out.read_globals)
+  for (const auto& [f, g, name] : walk.out->read_globals)
     if (globals.count({g, name})) mark(f);
   return true;
 }
 
-std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file) {
+KeptOutput WalkMemo::replay(Project& p, std::size_t file) {
   const std::vector<int>& funcs = funcs_of_[file];
   const std::vector<int>& classes = classes_of_[file];
   // Whether the walk holds now; `moved` tells that its calling chains name other positions now.
@@ -342,9 +344,9 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
     bool moved = false;
     if ((*it)->fixed->version != versions_[file] || !holds_now(**it, moved)) continue;
     std::shared_ptr<const Walk> taken = *it;
-    if (moved) {  // the same walk, its calling chains written again
+    if (moved) {  // the same walk and output, its calling chains written again
       auto again = std::make_shared<Walk>(*taken);
-      rewrite_chains(p, again->out);
+      again->rewrites = std::make_shared<const ChainRewrites>(chain_rewrites(p, *taken->out));
       for (auto& [f, chain] : again->chains) chain = chain_of(p, f);
       taken = std::move(again);
     }
@@ -352,12 +354,12 @@ std::shared_ptr<const FileOutput> WalkMemo::replay(Project& p, std::size_t file)
     for (std::size_t k = 0; k < funcs.size(); ++k) p.next.funcs[funcs[k]] = w.funcs[k];
     p.next.globals[file] = w.globals;
     for (std::size_t k = 0; k < classes.size(); ++k) p.next.class_attrs[classes[k]] = w.class_attrs[k];
-    std::shared_ptr<const FileOutput> out(taken, &taken->out);
+    KeptOutput out{taken->out, taken->rewrites};
     fresh_[file].push_back(std::move(taken));
     ++replayed_;
     return out;
   }
-  return nullptr;
+  return {};
 }
 
 std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file, std::size_t limit) {
@@ -383,7 +385,7 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
   std::optional<LineEdit> edit;
   for (auto it = kept_[file].rbegin(); it != kept_[file].rend(); ++it) {
     const Walk::Fixed& w = *(*it)->fixed;
-    if (!w.text || w.bindings != bindings_[file] || (*it)->out.depth_cut_line != 0 || w.ranges.size() != n) continue;
+    if (!w.text || w.bindings != bindings_[file] || (*it)->out->depth_cut_line != 0 || w.ranges.size() != n) continue;
     if (w.text.get() != last_text) {
       last_text = w.text.get();
       edit = line_edit(*w.text, text);
@@ -422,7 +424,7 @@ std::optional<EarlierWalk> WalkMemo::earlier(const Project& p, std::size_t file,
   }
   if (!best) return std::nullopt;
   EarlierWalk e;
-  e.out = best->out;
+  e.out = *best->out;
   e.results = best->fixed->funcs;
   e.globals = best->fixed->globals;
   e.walk = std::move(best_walk);
@@ -474,7 +476,7 @@ void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out)
   w->globals = p.next.globals[file];
   for (int c : classes_of_[file]) w->class_attrs.push_back(p.next.class_attrs[c]);
   walk->fixed = std::move(w);
-  walk->out = out;
+  walk->out = std::make_shared<const FileOutput>(out);
   fresh_[file].push_back(std::move(walk));
 }
 

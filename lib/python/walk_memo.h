@@ -5,7 +5,8 @@
 // read holds the same values now, it takes the kept walk's output instead of walking: an edit of one file
 // walks that file and what its changes reach, not its whole group, and the results stay analyze_project's.
 // A calling chain read counts as the same when it has the same steps: positions it names that moved (a
-// line added above a call in another file) are written again in a copy of the output (rewrite_chains).
+// line added above a call in another file) are written again in copies of the findings that hold them
+// (chain_rewrites), given with the shared output.
 // When no kept walk of a file holds, a walk of it still starts from the kept walk that holds for most of its
 // functions (earlier): an edit within one line walks the unit of the function that holds the line, the
 // module body, and what read something that changed.
@@ -36,9 +37,10 @@ class WalkMemo {
   // file has now are taken.
   void begin(const Project& p, const std::vector<std::uint64_t>& versions);
   // When a kept walk of `file` read what `p` holds now, puts its summaries, module names and class
-  // attributes in p.next (what walking would write) and returns its output; else null. Threads may call it,
-  // and record(), for different files at once.
-  std::shared_ptr<const FileOutput> replay(Project& p, std::size_t file);
+  // attributes in p.next (what walking would write) and returns its output (with its calling chains
+  // written again where they name positions that moved); else none. Threads may call it, and record(), for
+  // different files at once.
+  KeptOutput replay(Project& p, std::size_t file);
   // When replay() found none: a kept walk of `file` to walk again from (walk_file_from), of the text it has
   // now or of one that differs from it within one line, with the module imports it has now, that needs
   // fewer than `limit` of its functions walked again (the units that hold the changed line, and those that

@@ -2,8 +2,11 @@
 // edges and summaries for the project, and dispatch of the rule table at each site.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <unordered_set>
 #include <string>
 #include <vector>
@@ -46,9 +49,27 @@ struct FileOutput {
   std::vector<ChainPart> chain_parts;
 };
 
-// Writes the calling chain of each of `out`'s chain parts again, as `project` has it now (its shape, the
-// functions and call edges, must be that of the walk that made `out`).
-void rewrite_chains(const Project& project, FileOutput& out);
+// Findings of an output with their calling chains written again: (index in the output's findings, the
+// finding as it reads now), in the order of the findings.
+using ChainRewrites = std::vector<std::pair<std::uint32_t, Finding>>;
+
+// The findings of `out` that hold a calling chain (its chain parts), with each chain written as `project`
+// has it now (its shape, the functions and call edges, must be that of the walk that made `out`).
+ChainRewrites chain_rewrites(const Project& project, const FileOutput& out);
+
+// `findings` (an output's) with `rewrites` in place.
+void apply(const ChainRewrites& rewrites, std::vector<Finding>& findings);
+
+// Do the two give the same findings (the same indexes, messages and related locations)? Null is none.
+bool same_rewrites(const ChainRewrites* a, const ChainRewrites* b);
+
+// A walk's output kept from an earlier analysis (WalkMemo::replay): shared, and the findings whose calling
+// chains read otherwise since, written again (null when none).
+struct KeptOutput {
+  std::shared_ptr<const FileOutput> out;
+  std::shared_ptr<const ChainRewrites> rewrites;
+  explicit operator bool() const { return out != nullptr; }
+};
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
 void walk_file(Project& project, int file, bool emit, FileOutput& out);

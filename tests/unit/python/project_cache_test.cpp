@@ -500,6 +500,39 @@ TEST(ProjectCache, LinesAddedAboveTheCallsRewriteTheHelpersChainsWithoutWalkingT
   }
 }
 
+// Chains written again stay with the replayed walk: an edit after a line break that moved the calls
+// leaves the helpers' results as they are (marked `same`), and taking the line break back, or adding more,
+// gives the results from scratch again.
+TEST(ProjectCache, ChainsWrittenAgainHoldUntilTheCallsMoveAgain) {
+  std::vector<SourceFile> files = script_and_helpers();
+  ProjectCache cache;
+  (void)cache.analyze(files, options());
+  std::string& text = files.back().text;
+  const std::size_t loop = text.find("    for batch");
+  auto check = [&](const std::string& step, bool helpers_same) {
+    std::vector<char> same;
+    std::vector<FileResult> now = cache.analyze(files, options(), &same);
+    const std::vector<FileResult> scratch = analyze_project(files, options());
+    ASSERT_EQ(same.size(), files.size()) << step;
+    for (std::size_t i = 0; i + 1 < files.size(); ++i) {
+      EXPECT_EQ(static_cast<bool>(same[i]), helpers_same) << step << ": " << files[i].path;
+      if (same[i]) now[i] = cache.result_of(files[i].path);
+    }
+    EXPECT_EQ(dump(now), dump(scratch)) << step;
+    EXPECT_LE(cache.walks_made_last(), 3u) << step;  // the script's, one per round
+  };
+  text.insert(loop, "\n");
+  check("a line break above the loop", false);
+  text.insert(text.find('\n', text.find("helper_3(model")), "  # checked");
+  check("a comment after a call", true);
+  text.erase(loop, 1);
+  check("the line break taken back", false);
+  text.insert(loop, "\n\n");
+  check("two line breaks", false);
+  text.erase(loop, 2);
+  check("both taken back", false);
+}
+
 // A file given by version (SourceFile::version) that the cache holds needs no text; a new version is
 // parsed again.
 TEST(ProjectCache, AFileOfTheVersionItHoldsNeedsNoText) {
