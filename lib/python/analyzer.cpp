@@ -288,7 +288,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   run.active = active.empty() ? nullptr : &active;
   run.memo = partial ? partial->memo : nullptr;
   std::vector<FileOutput> outputs = run_rounds(p, largest_first(sizes), jobs, &run);
-  auto output = [&](std::size_t i) -> const FileOutput& { return run.replayed[i] ? *run.replayed[i] : outputs[i]; };
+  auto output = [&](std::size_t i) -> const FileOutput& { return run.replayed[i] ? *run.replayed[i].out : outputs[i]; };
   // Notes on values of unknown device, in programs that never place data on a GPU, are dropped.
   std::vector<char> unknown_device(files.size(), 0);
   for (std::size_t i = 0; i < files.size(); ++i)
@@ -299,7 +299,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   if (partial && partial->same_result)
     for (std::size_t i = 0; i < files.size(); ++i)
       same[i] = (active.empty() || active[i]) &&
-                partial->same_result(i, run.replayed[i], run.rewrites[i].get(), cpu_only[i]);
+                partial->same_result(i, run.replayed[i], cpu_only[i]);
   // Results, and the trees and the walks' outputs freed, on all threads when there are many to make (a few
   // are made faster on this thread than handed to others, which then free what this one allocated).
   constexpr std::size_t kManyResults = 64;
@@ -313,9 +313,9 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
       fm.tree.reset();
       return;
     }
-    if (run.replayed[i]) {
-      r.findings = run.replayed[i]->findings;
-      if (run.rewrites[i]) apply(*run.rewrites[i], r.findings);
+    if (const KeptOutput& kept = run.replayed[i]) {
+      r.findings = kept.out->findings;
+      if (kept.rewrites) apply(*kept.rewrites, r.findings);
     }
     else r.findings = std::move(outputs[i].findings);
     if (cpu_only[i])
@@ -335,7 +335,6 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
   if (partial) {
     partial->group_of = std::move(run.group_of);
     partial->replayed = std::move(run.replayed);
-    partial->rewrites = std::move(run.rewrites);
     partial->cpu_only = cpu_only;
     partial->same = std::move(same);
   }

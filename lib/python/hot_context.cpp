@@ -290,12 +290,13 @@ void apply(const ChainRewrites& rewrites, std::vector<Finding>& findings) {
   for (const auto& [at, finding] : rewrites) findings[at] = finding;
 }
 
-bool same_rewrites(const ChainRewrites* a, const ChainRewrites* b) {
+bool same_output(const KeptOutput& a, const KeptOutput& b) {
+  if (!a || a.out != b.out) return false;
   static const ChainRewrites none;
-  if (!a) a = &none;
-  if (!b) b = &none;
-  return std::equal(a->begin(), a->end(), b->begin(), b->end(), [](const auto& x, const auto& y) {
-    return x.first == y.first && x.second.message == y.second.message && x.second.related == y.second.related;
+  const ChainRewrites& x = a.rewrites ? *a.rewrites : none;
+  const ChainRewrites& y = b.rewrites ? *b.rewrites : none;
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const auto& u, const auto& v) {
+    return u.first == v.first && u.second.message == v.second.message && u.second.related == v.second.related;
   });
 }
 

@@ -51,17 +51,14 @@ void parse_files(const std::vector<const std::string*>& texts, const std::vector
 struct PartialRun {
   std::function<std::vector<char>(const Project&)> choose;
   WalkMemo* memo = nullptr;  // gives and keeps walks (run_rounds)
-  // Is file i's result that of the last analysis, its last walk's output being `replayed` (the memo's, null
-  // when it walked) with `rewrites` of its findings' calling chains, and its notes of unknown device
-  // dropped when `cpu_only`? Then its result holds its path only, and `same[i]` says so.
-  std::function<bool(std::size_t, const std::shared_ptr<const FileOutput>&, const ChainRewrites*, bool)>
-      same_result;
+  // Is file i's result that of the last analysis, its last walk's output being `replayed` (the memo's, none
+  // when it walked), and its notes of unknown device dropped when `cpu_only`? Then its result holds its
+  // path only, and `same[i]` says so.
+  std::function<bool(std::size_t, const KeptOutput& replayed, bool cpu_only)> same_result;
   // Out, per file: its group at the end (the smallest file index in it; files not walked are alone), the
-  // output its last walk took from the memo and the rewrites of its chains, whether its program is
-  // CPU-only, and same_result's answer.
+  // output its last walk took from the memo, whether its program is CPU-only, and same_result's answer.
   std::vector<std::size_t> group_of;
-  std::vector<std::shared_ptr<const FileOutput>> replayed;
-  std::vector<std::shared_ptr<const ChainRewrites>> rewrites;
+  std::vector<KeptOutput> replayed;
   std::vector<char> cpu_only;
   std::vector<char> same;
 };

@@ -15,10 +15,9 @@ struct ProjectCache::Kept {
   std::uint64_t source_version = 0;  // SourceFile::version of the text, when the caller named it
   bool analysed = false;
   FileResult result;        // of the last analysis
-  // What made it: the memo's output its last walk took (null when it walked), and whether its notes of
+  // What made it: the memo's output its last walk took (none when it walked), and whether its notes of
   // unknown device were dropped.
-  std::shared_ptr<const FileOutput> origin;
-  std::shared_ptr<const ChainRewrites> rewrites;  // of origin's calling chains
+  KeptOutput origin;
   bool cpu_only = false;
   std::uint64_t group = 0;  // the key of its group in the last analysis
 };
@@ -186,11 +185,9 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
     return active;
   };
   partial.memo = &memo_;
-  partial.same_result = [&](std::size_t i, const std::shared_ptr<const FileOutput>& origin,
-                            const ChainRewrites* rewrites, bool cpu_only) {
+  partial.same_result = [&](std::size_t i, const KeptOutput& origin, bool cpu_only) {
     const Kept& k = *members[i];
-    return k.analysed && origin && origin == k.origin && same_rewrites(rewrites, k.rewrites.get()) &&
-           cpu_only == k.cpu_only;
+    return k.analysed && same_output(origin, k.origin) && cpu_only == k.cpu_only;
   };
   std::vector<ParsedFile*> parsed(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) parsed[i] = &members[i]->parsed;
@@ -224,7 +221,6 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
     if (was_walked && !partial.same[i]) {
       k.result = results[i];
       k.origin = partial.replayed[i];
-      k.rewrites = partial.rewrites[i];
       k.cpu_only = partial.cpu_only[i];
       k.analysed = true;
     } else if (same) {

@@ -169,32 +169,28 @@ std::vector<FuncHeat> compute_heat(std::vector<FuncHeat> h, const std::vector<co
 // again beside it, which a partial walk does not need: it walks again the functions whose chains differ).
 class Outputs {
  public:
-  explicit Outputs(std::size_t n) : own_(n), kept_(n), rewrites_(n) {}
-  const FileOutput& operator[](std::size_t i) const { return kept_[i] ? *kept_[i] : own_[i]; }
+  explicit Outputs(std::size_t n) : own_(n), kept_(n) {}
+  const FileOutput& operator[](std::size_t i) const { return kept_[i] ? *kept_[i].out : own_[i]; }
   // The output to write a walk into (emptied), or, with `take`, to walk again from.
   FileOutput& own(std::size_t i, bool take) {
     if (kept_[i]) {
-      if (take) own_[i] = *kept_[i];
-      kept_[i].reset();
-      rewrites_[i].reset();
+      if (take) own_[i] = *kept_[i].out;
+      kept_[i] = KeptOutput{};
     }
     if (!take) own_[i] = FileOutput{};
     return own_[i];
   }
   void keep(std::size_t i, KeptOutput out) {
-    kept_[i] = std::move(out.out);
-    rewrites_[i] = std::move(out.rewrites);
+    kept_[i] = std::move(out);
     own_[i] = FileOutput{};
   }
-  const std::vector<std::shared_ptr<const FileOutput>>& replayed() const { return kept_; }
-  const std::vector<std::shared_ptr<const ChainRewrites>>& rewrites() const { return rewrites_; }
+  const std::vector<KeptOutput>& replayed() const { return kept_; }
   // The outputs of the files that walked (empty for those whose last walk was kept).
   std::vector<FileOutput> release() { return std::move(own_); }
 
  private:
   std::vector<FileOutput> own_;
-  std::vector<std::shared_ptr<const FileOutput>> kept_;
-  std::vector<std::shared_ptr<const ChainRewrites>> rewrites_;
+  std::vector<KeptOutput> kept_;
 };
 
 // Joins what the files in `walked` read (the others' outputs are unchanged since they were joined); the
@@ -426,7 +422,6 @@ std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& o
     run->group_of.resize(p.files.size());
     for (std::size_t i = 0; i < p.files.size(); ++i) run->group_of[i] = groups.find(i);
     run->replayed = outputs.replayed();
-    run->rewrites = outputs.rewrites();
   }
   return outputs.release();
 }

@@ -49,10 +49,9 @@ struct RoundsRun {
   // made are kept.
   WalkMemo* memo = nullptr;
   // Out: each file's group at the end (the smallest file index in it), and the kept output its last walk
-  // took from `memo` (null when it walked).
+  // took from `memo` (none when it walked).
   std::vector<std::size_t> group_of;
-  std::vector<std::shared_ptr<const FileOutput>> replayed;
-  std::vector<std::shared_ptr<const ChainRewrites>> rewrites;  // of the findings of `replayed`
+  std::vector<KeptOutput> replayed;
 };
 std::vector<FileOutput> run_rounds(Project& p, const std::vector<std::size_t>& order, unsigned jobs,
                                    RoundsRun* run = nullptr);

@@ -60,9 +60,6 @@ ChainRewrites chain_rewrites(const Project& project, const FileOutput& out);
 // `findings` (an output's) with `rewrites` in place.
 void apply(const ChainRewrites& rewrites, std::vector<Finding>& findings);
 
-// Do the two give the same findings (the same indexes, messages and related locations)? Null is none.
-bool same_rewrites(const ChainRewrites* a, const ChainRewrites* b);
-
 // A walk's output kept from an earlier analysis (WalkMemo::replay): shared, and the findings whose calling
 // chains read otherwise since, written again (null when none).
 struct KeptOutput {
@@ -70,6 +67,10 @@ struct KeptOutput {
   std::shared_ptr<const ChainRewrites> rewrites;
   explicit operator bool() const { return out != nullptr; }
 };
+
+// Are both the same kept output (none is not), with rewrites that give the same findings (the same indexes,
+// messages and related locations)?
+bool same_output(const KeptOutput& a, const KeptOutput& b);
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
 void walk_file(Project& project, int file, bool emit, FileOutput& out);
