@@ -270,7 +270,7 @@ void call_chain(const Project& p, int fn, std::string& called, std::vector<Relat
 
 ChainRewrites chain_rewrites(const Project& p, const FileOutput& out) {
   ChainRewrites rewrites;
-  for (FileOutput::ChainPart part : out.chain_parts) {
+  for (const FileOutput::ChainPart& part : out.chain_parts) {
     if (rewrites.empty() || rewrites.back().first != part.finding)
       rewrites.emplace_back(part.finding, out.findings[part.finding]);
     Finding& f = rewrites.back().second;
