@@ -43,8 +43,9 @@ struct Project {
   bool complete = false;     // the analysis of those inputs ended (it was not stopped)
   struct FileFindings {
     std::string path;
-    FindingList findings;
+    FindingList findings;  // null: deferred
     std::vector<FileError> errors;
+    bool deferred = false;  // the findings are made when asked (ProjectCache::result_of, finish)
   };
   std::vector<FileFindings> results;
   std::vector<FileError> errors;  // of the whole project
@@ -206,7 +207,25 @@ void Workspace::reload() {
   state_->projects.clear();
 }
 
-WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
+FindingList Workspace::findings_of(const std::string& path) {
+  for (auto& [key, project] : state_->projects) {
+    // A project's results are in the order of its members, by path.
+    auto it = std::lower_bound(project.results.begin(), project.results.end(), path,
+                               [](const Project::FileFindings& f, const std::string& p) { return f.path < p; });
+    if (it == project.results.end() || it->path != path) continue;
+    if (it->deferred && project.parsed) {
+      Catalog catalog = Catalog::builtin();
+      apply_extra_apis(*project.config, catalog);
+      python::FileResult r = project.parsed->result_of(path);
+      it->findings = finish(r, Language::Python, *project.config, catalog);
+      it->deferred = false;
+    }
+    return it->findings;
+  }
+  return nullptr;
+}
+
+WorkspaceResult Workspace::analyze(const std::function<bool()>& stop, const std::function<bool(const std::string&)>& wanted) {
   State& s = *state_;
   if (!s.walked) s.walk();
   WorkspaceResult out;
@@ -272,16 +291,20 @@ WorkspaceResult Workspace::analyze(const std::function<bool()>& stop) {
       try {
         apply_extra_apis(config, catalog);
         std::vector<char> same;
-        std::vector<python::FileResult> results = project.parsed->analyze(sources, analyzer_options, &same);
+        std::vector<python::FileResult> results = project.parsed->analyze(sources, analyzer_options, &same, wanted);
         // A file whose result is the last analysis's takes its findings from then (same order of members).
         std::vector<Project::FileFindings>* before = it != s.projects.end() ? &it->second.results : nullptr;
         for (std::size_t i = 0; i < results.size(); ++i) {
           python::FileResult& r = results[i];
-          if (same[i] && before && i < before->size() && (*before)[i].path == r.path) {
+          if (same[i] == 1 && before && i < before->size() && (*before)[i].path == r.path) {
             project.results.push_back(std::move((*before)[i]));
             continue;
           }
-          if (same[i]) r = project.parsed->result_of(r.path);
+          if (same[i] == 2) {  // made when asked (findings_of)
+            project.results.push_back({r.path, nullptr, std::move(r.errors), true});
+            continue;
+          }
+          if (same[i] == 1) r = project.parsed->result_of(r.path);
           project.results.push_back({r.path, finish(r, group.second, config, catalog), std::move(r.errors)});
         }
       } catch (const python::AnalysisStopped&) {

@@ -39,8 +39,9 @@ using FindingList = std::shared_ptr<const std::vector<Finding>>;
 
 struct WorkspaceResult {
   // Findings per file (absolute, lexically normal path, '/' separators), after suppressions and
-  // configuration, in output order. Every analysed file has an entry, empty when clean. Shared with the
-  // workspace: a file the analysis left alone keeps the list it had.
+  // configuration, in output order. Every analysed file has an entry, empty when clean, and null when its
+  // findings were not wanted and are made when asked (Workspace::findings_of). Shared with the workspace:
+  // a file the analysis left alone keeps the list it had.
   std::map<std::string, FindingList> findings;
   std::vector<FileError> errors;
   std::vector<ConfigProblem> config_problems;
@@ -76,7 +77,14 @@ class Workspace {
   // source, reusing the results of projects whose sources and configuration did not change.
   // Never throws for bad input. `stop` is asked between the rounds of a Python analysis: true ends it, with
   // a result that says `stopped`, and the next analyze() takes up what it made (parses and walks).
-  WorkspaceResult analyze(const std::function<bool()>& stop = {});
+  // With `wanted`, the files it refuses may be given no findings (a null list) where making them would
+  // only write again the calling chains of a walk kept from an earlier analysis (a helper in a closed
+  // file whose call moved): findings_of makes them when asked.
+  WorkspaceResult analyze(const std::function<bool()>& stop = {},
+                          const std::function<bool(const std::string& path)>& wanted = {});
+  // The findings of `path` in the last analysis, made now when that analysis left them (null when it had
+  // no such Python file).
+  FindingList findings_of(const std::string& path);
 
  private:
   struct State;

@@ -63,7 +63,7 @@ Range Server::range_of(const SourceRange& range) const {
   return Range{convert(range.begin), convert(range.end)};
 }
 
-std::vector<Diagnostic> Server::diagnostics_for(const std::string& path) const {
+std::vector<Diagnostic> Server::diagnostics_for(const std::string& path) {
   std::vector<Diagnostic> out = config_diagnostics(path);
   // The file's own problems (a syntax error, a file the parser gave up on, a compile error), as an error
   // at their place, or on the first line when they have none. A C++ file's problems without a place (no
@@ -78,9 +78,7 @@ std::vector<Diagnostic> Server::diagnostics_for(const std::string& path) const {
     d.message = std::string(shown_message(e));
     out.push_back(std::move(d));
   }
-  auto it = result_.findings.find(path);
-  if (it == result_.findings.end()) return out;
-  for (const Finding& f : *it->second) {
+  for (const Finding& f : findings_in(path)) {
     Diagnostic d;
     d.range = range_of(f.range);
     d.severity = severity_of(f.severity);
@@ -112,11 +110,17 @@ std::vector<Diagnostic> Server::config_diagnostics(const std::string& path) cons
   return out;
 }
 
-std::vector<const Finding*> Server::findings_at(const std::string& path, Range range) const {
-  std::vector<const Finding*> out;
+const std::vector<Finding>& Server::findings_in(const std::string& path) {
+  static const std::vector<Finding> none;
   auto it = result_.findings.find(path);
-  if (it == result_.findings.end()) return out;
-  for (const Finding& f : *it->second) {
+  if (it == result_.findings.end()) return none;
+  if (!it->second) it->second = workspace_->findings_of(path);  // left by the analysis: made when first asked
+  return it->second ? *it->second : none;
+}
+
+std::vector<const Finding*> Server::findings_at(const std::string& path, Range range) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : findings_in(path)) {
     const Range r = range_of(f.range);
     // Overlap, with an empty range at either end counting as touching.
     if (r.end < range.start || range.end < r.start) continue;

@@ -216,7 +216,11 @@ void Server::analyze(const std::function<bool()>& superseded) {
     if (it != documents_.end() && !path.empty()) workspace_->set_overlay(path, it->second.text());
   }
   changed_.clear();
-  engine::WorkspaceResult result = workspace_->analyze(superseded);
+  // The open documents' findings are made; the others' may be left until asked for (findings_in).
+  std::set<std::string> open;
+  for (const auto& [uri, doc] : documents_) open.insert(path_of(uri));
+  engine::WorkspaceResult result =
+      workspace_->analyze(superseded, [&](const std::string& path) { return open.count(path) != 0; });
   // Newer edits are waiting: the results are stale (the next analysis takes up what this one made).
   if (result.stopped || (superseded && superseded())) return;
   load_costs();
@@ -236,6 +240,8 @@ void Server::cost_findings(engine::WorkspaceResult& result) {
   // The costs of the probe report, as `check --costs` joins them (ranking.h), on the files whose findings
   // changed: the sites are matched to the files with findings again only when those files change.
   Costs& c = *costs_;
+  for (auto& [path, findings] : result.findings)
+    if (!findings) findings = workspace_->findings_of(path);
   std::vector<std::string> files;
   for (const auto& [path, findings] : result.findings)
     if (findings && !findings->empty()) files.push_back(path);

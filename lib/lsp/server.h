@@ -66,12 +66,14 @@ class Server {
  private:
   friend struct ServerAccess;
   // diagnostics.cpp
-  std::vector<Diagnostic> diagnostics_for(const std::string& path) const;
+  std::vector<Diagnostic> diagnostics_for(const std::string& path);
   std::vector<Diagnostic> config_diagnostics(const std::string& path) const;
   Range range_of(const SourceRange& range) const;
   std::string rule_href(const std::string& rule_id) const;
-  // The findings of the last analysis at a position of a document.
-  std::vector<const Finding*> findings_at(const std::string& path, Range range) const;
+  // The findings of the last analysis in a file (made now where the analysis left them), and at a
+  // position of a document.
+  const std::vector<Finding>& findings_in(const std::string& path);
+  std::vector<const Finding*> findings_at(const std::string& path, Range range);
   void load_costs();
   void cost_findings(engine::WorkspaceResult& result);
   void publish_changes();

@@ -217,6 +217,28 @@ void parse_files(const std::vector<const std::string*>& texts, const std::vector
   });
 }
 
+void add_depth_cut(FileResult& r, std::uint32_t depth_cut_line) {
+  if (depth_cut_line == 0) return;
+  r.errors.push_back(FileError{r.path,
+                               "expressions here are nested more than " + std::to_string(walk::kMaxDepth) +
+                                   " levels deep: the analysis stops at that depth, and reads nested deeper are not "
+                                   "checked",
+                               false, Position{depth_cut_line, 1}});
+}
+
+void finish_result(FileResult& r, std::vector<Finding> findings, bool cpu_only, std::uint32_t depth_cut_line) {
+  if (cpu_only) std::erase_if(findings, [](const Finding& f) { return f.confidence == Confidence::Low; });
+  add_depth_cut(r, depth_cut_line);
+  std::sort(findings.begin(), findings.end(), finding_less);
+  r.findings = std::move(findings);
+}
+
+std::vector<Finding> kept_findings(const KeptOutput& kept) {
+  std::vector<Finding> findings = kept.out->findings;
+  if (kept.rewrites) apply(*kept.rewrites, findings);
+  return findings;
+}
+
 std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, const Options& options, bool consume,
                                        PartialRun* partial) {
   std::vector<FileResult> results(files.size());
@@ -300,11 +322,16 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     for (std::size_t i = 0; i < files.size(); ++i)
       same[i] = (active.empty() || active[i]) &&
                 partial->same_result(i, run.replayed[i], cpu_only[i]);
+  // Files not wanted whose walks took kept outputs: their results are made when asked.
+  std::vector<char> deferred(files.size(), 0);
+  if (partial && partial->wanted)
+    for (std::size_t i = 0; i < files.size(); ++i)
+      deferred[i] = run.replayed[i] && !same[i] && (active.empty() || active[i]) && !partial->wanted(i);
   // Results, and the trees and the walks' outputs freed, on all threads when there are many to make (a few
   // are made faster on this thread than handed to others, which then free what this one allocated).
   constexpr std::size_t kManyResults = 64;
   std::size_t to_make = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) to_make += (active.empty() || active[i]) && !same[i];
+  for (std::size_t i = 0; i < files.size(); ++i) to_make += (active.empty() || active[i]) && !same[i] && !deferred[i];
   parallel_for(files.size(), to_make >= kManyResults ? jobs : 1, [&](std::size_t i, unsigned) {
     if (!active.empty() && !active[i]) return;
     FileModel& fm = p.files[i];
@@ -313,22 +340,14 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
       fm.tree.reset();
       return;
     }
-    if (const KeptOutput& kept = run.replayed[i]) {
-      r.findings = kept.out->findings;
-      if (kept.rewrites) apply(*kept.rewrites, r.findings);
-    }
-    else r.findings = std::move(outputs[i].findings);
-    if (cpu_only[i])
-      std::erase_if(r.findings, [](const Finding& f) { return f.confidence == Confidence::Low; });
-    if (const std::uint32_t line = output(i).depth_cut_line)
-      fm.errors.push_back(FileError{fm.path,
-                                    "expressions here are nested more than " + std::to_string(walk::kMaxDepth) +
-                                        " levels deep: the analysis stops at that depth, and reads nested deeper "
-                                        "are not checked",
-                                    false, Position{line, 1}});
-    std::sort(r.findings.begin(), r.findings.end(), finding_less);
-    r.comments = std::move(fm.comments);
     r.errors = std::move(fm.errors);
+    if (deferred[i]) {
+      add_depth_cut(r, output(i).depth_cut_line);
+    } else {
+      r.comments = std::move(fm.comments);
+      finish_result(r, run.replayed[i] ? kept_findings(run.replayed[i]) : std::move(outputs[i].findings), cpu_only[i],
+                    output(i).depth_cut_line);
+    }
     fm.tree.reset();
     outputs[i] = FileOutput{};
   });
@@ -337,6 +356,7 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     partial->replayed = std::move(run.replayed);
     partial->cpu_only = cpu_only;
     partial->same = std::move(same);
+    partial->deferred = std::move(deferred);
   }
   // The project's largest parts are freed on all threads too, when it is large.
   constexpr std::size_t kLargeProject = 16384;  // functions

@@ -271,9 +271,11 @@ void call_chain(const Project& p, int fn, std::string& called, std::vector<Relat
 ChainRewrites chain_rewrites(const Project& p, const FileOutput& out) {
   ChainRewrites rewrites;
   for (const FileOutput::ChainPart& part : out.chain_parts) {
-    if (rewrites.empty() || rewrites.back().first != part.finding)
-      rewrites.emplace_back(part.finding, out.findings[part.finding]);
-    Finding& f = rewrites.back().second;
+    if (rewrites.empty() || rewrites.back().finding != part.finding) {
+      const Finding& was = out.findings[part.finding];
+      rewrites.push_back({part.finding, was.message, was.related});
+    }
+    ChainRewrite& f = rewrites.back();
     std::string called;
     std::vector<RelatedLocation> related;
     call_chain(p, out.finding_funcs[part.finding], called, related, part.heat);
@@ -287,7 +289,10 @@ ChainRewrites chain_rewrites(const Project& p, const FileOutput& out) {
 }
 
 void apply(const ChainRewrites& rewrites, std::vector<Finding>& findings) {
-  for (const auto& [at, finding] : rewrites) findings[at] = finding;
+  for (const ChainRewrite& r : rewrites) {
+    findings[r.finding].message = r.message;
+    findings[r.finding].related = r.related;
+  }
 }
 
 bool same_output(const KeptOutput& a, const KeptOutput& b) {
@@ -295,8 +300,8 @@ bool same_output(const KeptOutput& a, const KeptOutput& b) {
   static const ChainRewrites none;
   const ChainRewrites& x = a.rewrites ? *a.rewrites : none;
   const ChainRewrites& y = b.rewrites ? *b.rewrites : none;
-  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const auto& u, const auto& v) {
-    return u.first == v.first && u.second.message == v.second.message && u.second.related == v.second.related;
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const ChainRewrite& u, const ChainRewrite& v) {
+    return u.finding == v.finding && u.message == v.message && u.related == v.related;
   });
 }
 

@@ -55,13 +55,28 @@ struct PartialRun {
   // when it walked), and its notes of unknown device dropped when `cpu_only`? Then its result holds its
   // path only, and `same[i]` says so.
   std::function<bool(std::size_t, const KeptOutput& replayed, bool cpu_only)> same_result;
+  // Is file i's result wanted now? When set and false for a file whose last walk took a kept output (and
+  // whose result is not the last one), its result holds its path and errors only, and `deferred[i]` says
+  // so (finish_result and kept_findings make the rest when asked).
+  std::function<bool(std::size_t)> wanted;
   // Out, per file: its group at the end (the smallest file index in it; files not walked are alone), the
-  // output its last walk took from the memo, whether its program is CPU-only, and same_result's answer.
+  // output its last walk took from the memo, whether its program is CPU-only, same_result's answer, and
+  // whether its result was left to be made (`wanted`).
   std::vector<std::size_t> group_of;
   std::vector<KeptOutput> replayed;
   std::vector<char> cpu_only;
   std::vector<char> same;
+  std::vector<char> deferred;
 };
+
+// A file's result from its last walk's findings (moved from) and its comments and errors (set in `r`):
+// the notes of unknown device dropped when its program is CPU-only, an error where the walk's nesting limit
+// cut it (`depth_cut_line`, 0: none), in output order.
+void finish_result(FileResult& r, std::vector<Finding> findings, bool cpu_only, std::uint32_t depth_cut_line);
+// The error where the walk's nesting limit cut it, added to `r` (none when `depth_cut_line` is 0).
+void add_depth_cut(FileResult& r, std::uint32_t depth_cut_line);
+// The findings of a walk that took a kept output: the output's, with its chains written again.
+std::vector<Finding> kept_findings(const KeptOutput& kept);
 
 // Analyses the parsed files as one project (analyze_project's results). With `consume`, the parsed files
 // are moved from (their memory goes back while the rounds run); otherwise they are left as they were.

@@ -14,7 +14,8 @@ struct ProjectCache::Kept {
   std::uint64_t version = 0;         // a new one for each text
   std::uint64_t source_version = 0;  // SourceFile::version of the text, when the caller named it
   bool analysed = false;
-  FileResult result;        // of the last analysis
+  FileResult result;        // of the last analysis (its path and errors only when deferred)
+  bool deferred = false;    // result_of makes the result from `origin`
   // What made it: the memo's output its last walk took (none when it walked), and whether its notes of
   // unknown device were dropped.
   KeptOutput origin;
@@ -60,7 +61,8 @@ ProjectCache::ProjectCache() = default;
 ProjectCache::~ProjectCache() = default;
 
 std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& files, const Options& options,
-                                              std::vector<char>* same) {
+                                              std::vector<char>* same,
+                                              const std::function<bool(const std::string& path)>& wanted) {
   const bool same_options = hot_functions_ == options.hot_functions && report_cold_ == options.report_cold;
   hot_functions_ = options.hot_functions;
   report_cold_ = options.report_cold;
@@ -189,6 +191,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
     const Kept& k = *members[i];
     return k.analysed && same_output(origin, k.origin) && cpu_only == k.cpu_only;
   };
+  if (same && wanted) partial.wanted = [&](std::size_t i) { return wanted(files[i].path); };
   std::vector<ParsedFile*> parsed(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) parsed[i] = &members[i]->parsed;
   std::vector<FileResult> results;
@@ -219,6 +222,8 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
       ++walked_last_;
     }
     if (was_walked && !partial.same[i]) {
+      k.deferred = partial.deferred[i];
+      if (k.deferred) (*same)[i] = 2;
       k.result = results[i];
       k.origin = partial.replayed[i];
       k.cpu_only = partial.cpu_only[i];
@@ -226,7 +231,7 @@ std::vector<FileResult> ProjectCache::analyze(const std::vector<SourceFile>& fil
     } else if (same) {
       (*same)[i] = 1;
     } else {
-      results[i] = k.result;
+      results[i] = result_of(k);
     }
   }
   return results;
@@ -240,7 +245,14 @@ bool ProjectCache::holds(const std::string& path, std::uint64_t version) const {
 FileResult ProjectCache::result_of(const std::string& path) const {
   auto it = files_.find(path);
   if (it == files_.end()) return FileResult{path, {}, {}, {}};
-  return it->second->result;
+  return result_of(*it->second);
+}
+
+FileResult ProjectCache::result_of(const Kept& k) const {
+  if (!k.deferred) return k.result;
+  FileResult r{k.result.path, {}, k.parsed.comments, k.parsed.errors};
+  finish_result(r, kept_findings(k.origin), k.cpu_only, k.origin.out->depth_cut_line);
+  return r;
 }
 
 }  // namespace synclint::python

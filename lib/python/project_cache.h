@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -28,10 +29,13 @@ class ProjectCache {
   // analyze_project(files, options), reusing what the last call left for files whose path and text did not
   // change; files absent from `files` are forgotten. `options` must judge as the last call's did (the same
   // catalog contents): a change of hot functions or report_cold analyses everything again.
-  // With `same`, the files whose result is the last call's are marked there, and their results hold their
-  // paths only.
+  // With `same`, the files whose result is the last call's are marked there (1), and their results hold
+  // their paths only. With `same` and `wanted`, a file `wanted` refuses whose result would be made from a
+  // kept walk's output is marked 2 there, and its result holds its path and errors only: result_of makes
+  // the rest when asked (a closed file's findings whose calling chains moved, which no one may ask for).
   std::vector<FileResult> analyze(const std::vector<SourceFile>& files, const Options& options,
-                                  std::vector<char>* same = nullptr);
+                                  std::vector<char>* same = nullptr,
+                                  const std::function<bool(const std::string& path)>& wanted = {});
 
   // Does it hold version `version` (not 0) of `path`'s text? analyze() then needs no text for it.
   bool holds(const std::string& path, std::uint64_t version) const;
@@ -59,6 +63,7 @@ class ProjectCache {
   // The last texts of each edited file before its current one, with their parses and versions.
   static constexpr std::size_t kPastTexts = 2;
   std::unordered_map<std::string, std::vector<std::unique_ptr<Kept>>> past_;
+  FileResult result_of(const Kept& k) const;
   std::unique_ptr<Kept> edited(std::unique_ptr<Kept> now, const SourceFile& f, std::size_t hash, bool& parse);
   std::size_t parsed_last_ = 0;
   std::size_t walked_last_ = 0;

@@ -49,9 +49,15 @@ struct FileOutput {
   std::vector<ChainPart> chain_parts;
 };
 
-// Findings of an output with their calling chains written again: (index in the output's findings, the
-// finding as it reads now), in the order of the findings.
-using ChainRewrites = std::vector<std::pair<std::uint32_t, Finding>>;
+// A finding of an output with its calling chain written again: its index in the output's findings, and
+// its message and related locations as they read now (the rest of the finding is the output's).
+struct ChainRewrite {
+  std::uint32_t finding = 0;
+  std::string message;
+  std::vector<RelatedLocation> related;
+};
+// In the order of the findings.
+using ChainRewrites = std::vector<ChainRewrite>;
 
 // The findings of `out` that hold a calling chain (its chain parts), with each chain written as `project`
 // has it now (its shape, the functions and call edges, must be that of the walk that made `out`).

@@ -270,6 +270,41 @@ TEST_F(Session, CrossFileHelperIsReportedAndClearedWhenTheCallLeavesTheLoop) {
   EXPECT_TRUE(p[1].empty());
 }
 
+// A closed helper's findings whose call moved are made when something asks for them: opening the helper
+// after an edit moved its call shows the call's new line, and so does a workspace pull.
+TEST_F(Session, ClosedHelpersShowTheirMovedCallsWhenOpened) {
+  t.write("utils.py", kUtils);
+  t.write("train.py", kTrain);
+  initialize();
+  open("train.py", kTrain);
+  change("train.py", 2, Range{{4, 0}, {4, 0}}, "\n");  // the call moves from line 8 to 9
+  open("utils.py", kUtils);
+  shutdown_and_exit();
+  EXPECT_EQ(run(), 0);
+  const std::vector<json> p = published("utils.py");
+  ASSERT_EQ(p.size(), 1u);
+  ASSERT_THAT(codes(p[0]), ::testing::ElementsAre("SYNC001"));
+  EXPECT_THAT(p[0][0]["message"].get<std::string>(), HasSubstr("called from train.py:9"));
+}
+
+TEST_F(Session, ClosedHelpersShowTheirMovedCallsWhenPulled) {
+  t.write("utils.py", kUtils);
+  t.write("train.py", kTrain);
+  initialize({{"textDocument", {{"diagnostic", json::object()}}}});
+  open("train.py", kTrain);
+  request(2, "workspace/diagnostic", {{"previousResultIds", json::array()}});
+  change("train.py", 2, Range{{4, 0}, {4, 0}}, "\n");
+  request(3, "workspace/diagnostic", {{"previousResultIds", json::array()}});
+  shutdown_and_exit();
+  EXPECT_EQ(run(), 0);
+  for (auto [id, line] : {std::pair{2, "called from train.py:8"}, std::pair{3, "called from train.py:9"}}) {
+    std::string message;
+    for (const json& item : response(id)["result"]["items"])
+      if (item["uri"] == uri("utils.py") && item["items"].size() == 1) message = item["items"][0]["message"];
+    EXPECT_THAT(message, HasSubstr(line)) << id;
+  }
+}
+
 TEST_F(Session, ClosedDocumentsAreClearedAndReadFromDiskAgain) {
   t.write("utils.py", kUtils);
   t.write("train.py", "import utils\n");

@@ -204,8 +204,9 @@ TEST(ProjectCache, AnEditOfTheScriptTakesTheHelpersWalksFromTheLastAnalysis) {
 
 // Random characters (line breaks too) typed into and deleted from the bodies of functions of a project whose
 // files call each other across the files (fixed seed): most walks are replayed from the last analyses, and
-// after each edit the results are those of a run from scratch. SYNCLINT_BODY_EDITS sets how many edits
-// (default 200).
+// after each edit the results are those of a run from scratch (every other edit, with only the edited file's
+// results wanted, and the others' taken from result_of). SYNCLINT_BODY_EDITS sets how many edits (default
+// 200).
 TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
   std::vector<SourceFile> files;
   for (int i = 0; i < 6; ++i) {
@@ -222,23 +223,33 @@ TEST(ProjectCache, RandomEditsInBodiesReplayWalksAndGiveTheResultsFromScratch) {
   std::mt19937 rng(31);
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   ProjectCache cache;
-  std::size_t replayed = 0, made = 0, resumed = 0, kept = 0;
+  std::size_t replayed = 0, made = 0, resumed = 0, kept = 0, deferred = 0;
   const int steps = std::getenv("SYNCLINT_BODY_EDITS") ? std::atoi(std::getenv("SYNCLINT_BODY_EDITS")) : 200;
   for (int step = 0; step < steps; ++step) {
-    std::string& text = files[pick(files.size())].text;
+    const std::size_t edited = pick(files.size());
+    std::string& text = files[edited].text;
     // A place in a body: after the first indented line's indentation.
     std::vector<std::size_t> body;
     for (std::size_t at = text.find("\n    "); at != std::string::npos; at = text.find("\n    ", at + 1)) body.push_back(at + 5);
     const std::size_t at = body[pick(body.size())];
     if (pick(2) == 0 || at >= text.size() || text[at] == '\n') text.insert(at, 1, chars[pick(chars.size())]);
     else text.erase(at, 1);
-    ASSERT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options()))) << "after edit " << step;
+    std::vector<char> same;
+    const auto wanted = [&](const std::string& path) { return path == files[edited].path; };
+    std::vector<FileResult> now =
+        step % 2 ? cache.analyze(files, options(), &same, wanted) : cache.analyze(files, options());
+    for (std::size_t i = 0; i < same.size(); ++i) {
+      if (same[i]) now[i] = cache.result_of(files[i].path);
+      deferred += same[i] == 2;
+    }
+    ASSERT_EQ(dump(now), dump(analyze_project(files, options()))) << "after edit " << step;
     replayed += cache.walks_replayed_last();
     made += cache.walks_made_last();
     resumed += cache.walks_resumed_last();
     kept += cache.functions_kept_last();
   }
   EXPECT_GT(replayed, made);
+  EXPECT_GT(deferred, 0u);  // results left to result_of: chains written again after a line break
   // Most edits stay within one line: the edited file's walks start from its last ones, and keep the output
   // of the functions away from the edit.
   EXPECT_GT(resumed, made / 10);
@@ -481,6 +492,44 @@ TEST(ProjectCache, AFileOfTheVersionItHoldsNeedsNoText) {
   edited[2] = by_version[2];
   EXPECT_EQ(dump(cache.analyze(by_version, options())), dump(analyze_project(edited, options())));
   EXPECT_EQ(cache.parsed_last(), 1u);
+}
+
+
+// With `wanted` refusing the helpers, a line break above the loop leaves their results to be made (marked
+// 2, with their paths and errors only): result_of makes them as a run from scratch does, comments and
+// errors included. A later edit that leaves them as they were marks them 1, still made when asked.
+TEST(ProjectCache, ResultsNotWantedAreMadeWhenAsked) {
+  std::vector<SourceFile> files = script_and_helpers();
+  files[2].text += "\n# a note\ndef broken(:\n    pass\n";
+  ProjectCache cache;
+  (void)cache.analyze(files, options());
+  std::string& text = files.back().text;
+  const std::string script = files.back().path;
+  const auto wanted = [&](const std::string& path) { return path == script; };
+  auto check = [&](const std::string& step, char helpers) {
+    std::vector<char> same;
+    std::vector<FileResult> now = cache.analyze(files, options(), &same, wanted);
+    const std::vector<FileResult> scratch = analyze_project(files, options());
+    ASSERT_EQ(same.size(), files.size()) << step;
+    EXPECT_EQ(same.back(), 0) << step;
+    for (std::size_t i = 0; i + 1 < files.size(); ++i) {
+      EXPECT_EQ(same[i], helpers) << step << ": " << files[i].path;
+      EXPECT_TRUE(now[i].findings.empty() && now[i].comments.empty()) << step << ": " << files[i].path;
+      if (helpers == 2) {
+        const FileResult errors_only{now[i].path, {}, {}, scratch[i].errors};
+        EXPECT_EQ(dump({now[i]}), dump({errors_only})) << step;
+      }
+      now[i] = cache.result_of(files[i].path);
+    }
+    EXPECT_EQ(dump(now), dump(scratch)) << step;
+  };
+  text.insert(text.find("    for batch"), "\n");
+  check("a line break above the loop", 2);
+  text.insert(text.find('\n', text.find("helper_3(model")), "  # checked");
+  check("a comment after a call", 1);
+  // Without `same`, every result is given.
+  text.erase(text.find("\n    for batch"), 1);
+  EXPECT_EQ(dump(cache.analyze(files, options())), dump(analyze_project(files, options())));
 }
 
 }  // namespace
