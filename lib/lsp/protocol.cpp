@@ -2,11 +2,16 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
+#include <tuple>
 
 namespace synclint::lsp {
 using nlohmann::json;
 
-bool operator==(const Diagnostic& a, const Diagnostic& b) {
+namespace {
+
+// Are two diagnostics the same but for their range (one that moved)?
+bool same_but_range(const Diagnostic& a, const Diagnostic& b) {
   if (a.related.size() != b.related.size()) return false;
   for (std::size_t i = 0; i < a.related.size(); ++i) {
     const auto& x = a.related[i];
@@ -14,9 +19,13 @@ bool operator==(const Diagnostic& a, const Diagnostic& b) {
     if (x.message != y.message || x.location.uri != y.location.uri || !(x.location.range == y.location.range))
       return false;
   }
-  return a.range == b.range && a.severity == b.severity && a.code == b.code && a.code_href == b.code_href &&
-         a.source == b.source && a.message == b.message;
+  return a.severity == b.severity && a.code == b.code && a.code_href == b.code_href && a.source == b.source &&
+         a.message == b.message;
 }
+
+}  // namespace
+
+bool operator==(const Diagnostic& a, const Diagnostic& b) { return a.range == b.range && same_but_range(a, b); }
 
 std::optional<std::string> uri_to_path(const std::string& uri) {
   constexpr std::string_view kScheme = "file://";
@@ -129,28 +138,62 @@ void to_json(json& j, const Diagnostic& d) {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+namespace {
+
+// A range's text as dump() writes it (members by name), after its member name.
+std::string range_member(const Range& r) {
+  auto position = [](const Position& p) {
+    return "{\"character\":" + std::to_string(p.character) + ",\"line\":" + std::to_string(p.line) + "}";
+  };
+  return "\"range\":{\"end\":" + position(r.end) + ",\"start\":" + position(r.start) + "}";
+}
+
+}  // namespace
+
 std::string PublishTexts::notification(const std::string& uri, std::optional<std::int64_t> version,
                                        const std::vector<Diagnostic>& diagnostics) {
   // Diagnostics come sorted by position: one the last notification held is found at its index there, or
-  // by its message and start among the others.
+  // by its message and start among the others. One that only moved (a line typed above it) takes the text
+  // it had with its range written again: found by its message and the columns and lines its range spans.
   auto& last = last_[uri];
   std::multimap<std::pair<std::string_view, Position>, std::size_t> by_start;
+  using Shape = std::tuple<std::string_view, std::uint32_t, std::uint32_t, std::uint32_t>;
+  std::multimap<Shape, std::size_t> by_shape;
   auto key = [](const Diagnostic& d) { return std::pair<std::string_view, Position>(d.message, d.range.start); };
+  auto shape = [](const Diagnostic& d) {
+    const Range& r = d.range;
+    return Shape(d.message, r.start.character, r.end.line - r.start.line, r.end.character);
+  };
   std::vector<std::pair<Diagnostic, std::string>> now;
   now.reserve(diagnostics.size());
   std::string list = "[";
   for (std::size_t i = 0; i < diagnostics.size(); ++i) {
     const Diagnostic& d = diagnostics[i];
     const std::string* text = nullptr;
+    std::string moved;
     if (i < last.size() && last[i].first == d) {
       text = &last[i].second;
     } else {
       if (by_start.empty())
-        for (std::size_t k = 0; k < last.size(); ++k) by_start.emplace(key(last[k].first), k);
+        for (std::size_t k = 0; k < last.size(); ++k) {
+          by_start.emplace(key(last[k].first), k);
+          by_shape.emplace(shape(last[k].first), k);
+        }
       for (auto [it, end] = by_start.equal_range(key(d)); it != end && !text; ++it)
         if (last[it->second].first == d) text = &last[it->second].second;
+      for (auto [it, end] = by_shape.equal_range(shape(d)); it != end && !text; ++it) {
+        const auto& [was, was_text] = last[it->second];
+        // Outside string values (whose quotes are escaped), `"range":` is that member's name only.
+        const std::string old_range = range_member(was.range);
+        const std::size_t at = was_text.find(old_range);
+        if (!same_but_range(was, d) || at == std::string::npos) continue;
+        moved = was_text;
+        moved.replace(at, old_range.size(), range_member(d.range));
+        text = &moved;
+      }
     }
-    now.emplace_back(d, text ? *text : dump(json(d)));
+    if (text == &moved) now.emplace_back(d, std::move(moved));
+    else now.emplace_back(d, text ? *text : dump(json(d)));
     if (i > 0) list += ',';
     list += now.back().second;
   }

@@ -85,7 +85,8 @@ void index_file(ParsedFile& fm) {
             is_static = true;
       fi.bound_first = fi.cls >= 0 && !is_static;
       Node name_node = field(n, "name");
-      fi.name_range = src.range(null(name_node) ? n : name_node);
+      const Node named = null(name_node) ? n : name_node;
+      fi.name_span = Span{src.position(start_point(named)), src.position(end_point(named))};
       read_function(fi, n, src);
       const int id = static_cast<int>(li.funcs.size());
       if (fi.parent >= 0) li.funcs[fi.parent].has_nested = true;

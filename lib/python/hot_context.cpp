@@ -208,13 +208,24 @@ HotInfo Walker::hot_info(bool lexical_only) const {
   return h;
 }
 
+Span Walker::loop_span(Node loop) const {
+  const Node body = field(loop, "body");
+  Node end = loop;
+  if (!null(body))
+    for (Node c : children(loop)) {
+      if (node_id(c) == node_id(body)) break;
+      end = c;
+    }
+  return Span{src_.position(start_point(loop)), src_.position(end_point(end))};
+}
+
 Lexical Walker::lexical() const {
   HotInfo h = hot_info(true);
   Lexical l;
   l.heat = h.heat;
   l.in_loop = h.in_loop;
   l.once = h.once;
-  if (h.in_loop) l.loop = span(h.loop);
+  if (h.in_loop) l.loop = loop_span(h.loop);
   l.periodic = h.periodic;
   if (h.periodic) l.guard = span(h.guard);
   return l;
@@ -253,7 +264,8 @@ void call_chain(const Project& p, int fn, std::string& called, std::vector<Relat
       const std::string by = loop.empty() ? "" : " of " + std::string(loop);
       if (called.empty()) called = "`" + fi.name + "` is a per-step callback" + by;
       else called += " in per-step callback `" + fi.name + "`" + by;
-      related.push_back({fi.name_range, "per-step callback `" + fi.name + "`"});
+      related.push_back({SourceRange{p.files[fi.file].path, fi.name_span.begin, fi.name_span.end},
+                         "per-step callback `" + fi.name + "`"});
       return;
     }
     const CallEdge& e = p.edges[step.edge];
@@ -327,7 +339,8 @@ std::string Walker::phrase(const HotInfo& h, std::vector<RelatedLocation>& relat
   std::string loop_at;
   if (h.in_loop) {
     loop_at = where(h.loop);
-    related.push_back({src_.range(h.loop), "inside loop at " + loop_at});
+    const Span header = loop_span(h.loop);
+    related.push_back({SourceRange{src_.path(), header.begin, header.end}, "inside loop at " + loop_at});
   }
   std::string called;
   if ((!h.in_loop || h.periodic_caller) && h.heat != Heat::Cold) {

@@ -23,10 +23,15 @@ using Env = std::unordered_map<std::string, Value>;
 // How often code runs, from cold to every step. Periodic and Epoch are reported as notes.
 enum class Heat : std::uint8_t { Cold = 0, Epoch = 1, Periodic = 2, Hot = 3 };
 
+struct Span {
+  Position begin;
+  Position end;
+};
+
 struct FuncInfo {
   int file = -1;
   Node node{};                // function_definition (the module root for a file's top level)
-  SourceRange name_range;     // the name in `def name(...)`
+  Span name_span;             // the name in `def name(...)`, in its file
   std::string name;           // "train_step", "<module>"
   std::string qualname;       // "Trainer.train_step"
   int cls = -1;               // class whose body defines it directly
@@ -81,11 +86,6 @@ struct FileModel {
 };
 
 // A range in the file of the function that holds it (call edges keep no path: there are many of them).
-struct Span {
-  Position begin;
-  Position end;
-};
-
 // Where a call sits in its caller, as far as the caller's own loops and guards tell.
 struct Lexical {
   Heat heat = Heat::Cold;

@@ -184,8 +184,8 @@ ChainKey chain_of(const Project& p, int fn) {
     key.shape.push_back(step.func);
     key.shape.push_back(step.edge < 0 ? -1 : 0);
     if (step.edge < 0) {
-      add(p.funcs[step.func].name_range.begin);
-      add(p.funcs[step.func].name_range.end);
+      add(p.funcs[step.func].name_span.begin);
+      add(p.funcs[step.func].name_span.end);
       continue;
     }
     const CallEdge& e = p.edges[step.edge];

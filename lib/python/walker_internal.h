@@ -79,6 +79,9 @@ class Walker final : public Checker {
   void report(const Rule& rule, Node at, Confidence confidence, std::string_view what, std::string_view fix,
               bool syncs, std::vector<TextEdit> edits) override;
   Span span(Node n) const { return Span{src_.position(start_point(n)), src_.position(end_point(n))}; }
+  // A loop's place in related locations and calling chains: its header (`for x in loader:`), which stays
+  // where it is while its body is edited (a comprehension's clause whole).
+  Span loop_span(Node loop) const;
   SourceRange before_end(Node n) const override {
     Point end = end_point(n);
     if (end.byte > src_.line_start(end.row)) --end.byte;

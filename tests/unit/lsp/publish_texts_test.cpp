@@ -1,5 +1,6 @@
 // PublishTexts: the text of each publishDiagnostics notification is the dump of the whole message, whatever
-// the last notification of the document held (the texts it reuses from there).
+// the last notification of the document held (the texts it reuses from there, as they were or with the range
+// of a diagnostic that moved written again).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,14 +42,22 @@ TEST(PublishTexts, EachNotificationIsTheDumpOfTheWholeMessage) {
   std::vector<Diagnostic> reordered = {first[2], first[0], first[1]};
   std::vector<Diagnostic> related_changed = first;
   related_changed[0].related[0].location.range.start.character = 1;
+  // Two with the same message and columns, and one whose related location is its own range: all moved.
+  std::vector<Diagnostic> twins = {diagnostic(3, "same"), diagnostic(5, "same"), diagnostic(6, "own range")};
+  twins[2].related[0].location.range = twins[2].range;
+  std::vector<Diagnostic> twins_moved = twins;
+  for (Diagnostic& d : twins_moved) d.range.start.line = d.range.end.line = d.range.start.line + 10;
+  std::vector<Diagnostic> widened = twins_moved;  // a range that grew: written anew
+  widened[0].range.end.character = 40;
   std::vector<Diagnostic> no_code = first;
   no_code[1].code.clear();
   no_code[1].code_href.clear();
   no_code[1].related.clear();
 
   PublishTexts texts;
-  const std::vector<std::vector<Diagnostic>> sequence = {first, first, moved, inserted, reordered, related_changed,
-                                                         no_code, {}, first};
+  const std::vector<std::vector<Diagnostic>> sequence = {first,   first,       moved,   inserted, reordered,
+                                                         related_changed, twins, twins_moved, widened, no_code,
+                                                         {},      first};
   std::int64_t version = 1;
   for (const auto& diagnostics : sequence) {
     EXPECT_EQ(texts.notification(a, version, diagnostics), expected(a, version, diagnostics)) << "version " << version;

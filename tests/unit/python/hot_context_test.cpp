@@ -2,6 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "test_catalog.h"
 
 namespace synclint::python::test {
@@ -39,8 +42,35 @@ for i in range(3):
   EXPECT_EQ(f.severity, Severity::Warning);
   EXPECT_FALSE(f.periodic);
   ASSERT_EQ(f.related.size(), 1u);
-  EXPECT_EQ(f.related[0].range.begin.line, 2u);
   EXPECT_EQ(f.related[0].message, "inside loop at train.py:2");
+  // The header only, up to its colon: the place stays while the body is edited.
+  const SourceRange& at = f.related[0].range;
+  EXPECT_EQ(std::tuple(at.begin.line, at.begin.column, at.end.line, at.end.column), std::tuple(2u, 1u, 2u, 19u));
+}
+
+// A while loop, and a loop around a call to a function whose finding names the loop in its calling chain:
+// both related locations are the loop's header.
+TEST(HotContext, LoopHeadersInCallingChainsToo) {
+  const auto r = analyze(R"(import torch
+
+def show(t):
+    print(t.item())
+
+while True:
+    x = torch.ones(1, device="cuda")
+    show(x)
+    x.cpu()
+)");
+  ASSERT_EQ(r.findings.size(), 2u);
+  for (const Finding& f : r.findings) {
+    const auto loop = std::find_if(f.related.begin(), f.related.end(),
+                                   [](const RelatedLocation& l) { return l.message == "inside loop at train.py:6"; });
+    ASSERT_NE(loop, f.related.end()) << f.message;
+    EXPECT_EQ(std::tuple(loop->range.begin.line, loop->range.begin.column, loop->range.end.line,
+                         loop->range.end.column),
+              std::tuple(6u, 1u, 6u, 12u))
+        << f.message;
+  }
 }
 
 TEST(HotContext, PeriodicGuardsMakeNotes) {
