@@ -236,7 +236,7 @@ void finish_result(FileResult& r, std::vector<Finding> findings, bool cpu_only, 
 
 std::vector<Finding> kept_findings(const KeptOutput& kept) {
   std::vector<Finding> findings = kept.out->findings;
-  if (kept.rewrites) apply(*kept.rewrites, findings);
+  if (kept.chains) python::apply(chain_rewrites(*kept.out, *kept.chains), findings);
   return findings;
 }
 

@@ -191,6 +191,10 @@ std::string Project::where(const SourceRange& r) const {
 }
 
 void link_project(Project& p) {
+  auto places = std::make_shared<FilePlaces>();
+  places->reserve(p.files.size());
+  for (const FileModel& fm : p.files) places->push_back({fm.path, fm.display});
+  p.places = std::move(places);
   std::unordered_map<std::string, int> by_path;
   for (std::size_t i = 0; i < p.files.size(); ++i) {
     by_path[p.files[i].path] = static_cast<int>(i);

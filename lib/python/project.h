@@ -28,6 +28,13 @@ struct Span {
   Position end;
 };
 
+// A file of a project: its path, and its path as messages name it (relative to the folder all files share).
+struct FilePlace {
+  std::string path;
+  std::string display;
+};
+using FilePlaces = std::vector<FilePlace>;
+
 struct FuncInfo {
   int file = -1;
   Node node{};                // function_definition (the module root for a file's top level)
@@ -164,6 +171,8 @@ struct Project {
   // A span of edge `e` (in its caller's file) as a source range.
   SourceRange range(const CallEdge& e, const Span& s) const;
   std::unordered_map<std::string, std::string> display_of;  // path -> display path
+  // Each file's path and display path (link_project), shared with what outlives the project (ChainAt).
+  std::shared_ptr<const FilePlaces> places;
 };
 
 // Links the files of an indexed project (files, functions and classes with their global ids): the module

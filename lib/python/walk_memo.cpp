@@ -42,10 +42,10 @@ struct WalkMemo::Walk {
   };
   std::shared_ptr<const Fixed> fixed;
   // The calling chain of each function with a finding (its messages name the chain), and the output: the
-  // walk's own, shared by the records that write its chains again, each with its rewrites.
+  // walk's own, shared by the records whose chains moved since, each with its findings' chains as they are.
   std::vector<std::pair<int, ChainKey>> chains;
   std::shared_ptr<const FileOutput> out;
-  std::shared_ptr<const ChainRewrites> rewrites;
+  std::shared_ptr<const ChainsAt> chains_now;
 };
 
 namespace {
@@ -344,9 +344,9 @@ KeptOutput WalkMemo::replay(Project& p, std::size_t file) {
     bool moved = false;
     if ((*it)->fixed->version != versions_[file] || !holds_now(**it, moved)) continue;
     std::shared_ptr<const Walk> taken = *it;
-    if (moved) {  // the same walk and output, its calling chains written again
+    if (moved) {  // the same walk and output, with its calling chains as they are now
       auto again = std::make_shared<Walk>(*taken);
-      again->rewrites = std::make_shared<const ChainRewrites>(chain_rewrites(p, *taken->out));
+      again->chains_now = std::make_shared<const ChainsAt>(chains_at(p, *taken->out));
       for (auto& [f, chain] : again->chains) chain = chain_of(p, f);
       taken = std::move(again);
     }
@@ -354,7 +354,7 @@ KeptOutput WalkMemo::replay(Project& p, std::size_t file) {
     for (std::size_t k = 0; k < funcs.size(); ++k) p.next.funcs[funcs[k]] = w.funcs[k];
     p.next.globals[file] = w.globals;
     for (std::size_t k = 0; k < classes.size(); ++k) p.next.class_attrs[classes[k]] = w.class_attrs[k];
-    KeptOutput out{taken->out, taken->rewrites};
+    KeptOutput out{taken->out, taken->chains_now};
     fresh_[file].push_back(std::move(taken));
     ++replayed_;
     return out;

@@ -4,9 +4,9 @@
 // When an analysis must walk a file whose text and index are those of a kept walk, and everything that walk
 // read holds the same values now, it takes the kept walk's output instead of walking: an edit of one file
 // walks that file and what its changes reach, not its whole group, and the results stay analyze_project's.
-// A calling chain read counts as the same when it has the same steps: positions it names that moved (a
-// line added above a call in another file) are written again in copies of the findings that hold them
-// (chain_rewrites), given with the shared output.
+// A calling chain read counts as the same when it has the same steps: the positions it names that moved (a
+// line added above a call in another file) are given with the shared output (ChainsAt), and written into
+// copies of the findings that hold them when those are made (chain_rewrites).
 // When no kept walk of a file holds, a walk of it still starts from the kept walk that holds for most of its
 // functions (earlier): an edit within one line walks the unit of the function that holds the line, the
 // module body, and what read something that changed.

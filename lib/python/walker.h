@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "python/call_chain.h"
 #include "python/project.h"
 #include "python/rules/rules.h"
 
@@ -49,6 +50,18 @@ struct FileOutput {
   std::vector<ChainPart> chain_parts;
 };
 
+// The calling chains of an output's findings as a project had them (when a kept walk was replayed after the
+// positions they name moved): for each of its chain parts, the chain of its finding's function, and the
+// places that name its files. Written into the findings only when they are made (kept_findings).
+struct ChainsAt {
+  std::shared_ptr<const FilePlaces> places;
+  std::vector<ChainAt> parts;  // as FileOutput::chain_parts
+};
+
+// The chains of `out`'s chain parts as `project` has them now (its shape, the functions and call edges, must
+// be that of the walk that made `out`).
+ChainsAt chains_at(const Project& project, const FileOutput& out);
+
 // A finding of an output with its calling chain written again: its index in the output's findings, and
 // its message and related locations as they read now (the rest of the finding is the output's).
 struct ChainRewrite {
@@ -59,23 +72,22 @@ struct ChainRewrite {
 // In the order of the findings.
 using ChainRewrites = std::vector<ChainRewrite>;
 
-// The findings of `out` that hold a calling chain (its chain parts), with each chain written as `project`
-// has it now (its shape, the functions and call edges, must be that of the walk that made `out`).
-ChainRewrites chain_rewrites(const Project& project, const FileOutput& out);
+// The findings of `out` that hold a calling chain, with each chain written as `chains` has it.
+ChainRewrites chain_rewrites(const FileOutput& out, const ChainsAt& chains);
 
 // `findings` (an output's) with `rewrites` in place.
 void apply(const ChainRewrites& rewrites, std::vector<Finding>& findings);
 
-// A walk's output kept from an earlier analysis (WalkMemo::replay): shared, and the findings whose calling
-// chains read otherwise since, written again (null when none).
+// A walk's output kept from an earlier analysis (WalkMemo::replay): shared, and the calling chains its
+// findings name as they read since (null when as the output has them).
 struct KeptOutput {
   std::shared_ptr<const FileOutput> out;
-  std::shared_ptr<const ChainRewrites> rewrites;
+  std::shared_ptr<const ChainsAt> chains;
   explicit operator bool() const { return out != nullptr; }
 };
 
-// Are both the same kept output (none is not), with rewrites that give the same findings (the same indexes,
-// messages and related locations)?
+// Are both the same kept output (none is not), with chains that read the same (the same steps, files and
+// positions), so that they give the same findings?
 bool same_output(const KeptOutput& a, const KeptOutput& b);
 
 // Walks every function of `file` (the module body first). `emit` keeps findings.
@@ -114,17 +126,4 @@ struct EarlierWalk {
 // file on entry. Gives what walk_file gives, and returns how many of the file's functions kept their output.
 std::size_t walk_file_from(Project& project, int file, EarlierWalk&& earlier, FileOutput& out);
 
-// The calling chain that made function `fn` hot: each function on it from `fn` up, with the call edge
-// (an index into project.edges) that made it hot, or -1 for a per-step callback, where the chain ends. It
-// also ends at a call inside a loop, at a function that is not hot, and after 31 steps or a cycle.
-struct ChainStep {
-  int func = -1;
-  int edge = -1;
-};
-std::vector<ChainStep> chain_steps(const Project& p, int fn);
-
-// The calling chain that made function `fn` hot, as a finding in it tells it: `called` ("called from
-// train.py:12 inside loop at train.py:10") and the related locations, from the heat and call edges of `p`.
-// `heat` is the finding's (a periodic one names the caller's guard).
-void call_chain(const Project& p, int fn, std::string& called, std::vector<RelatedLocation>& related, Heat heat);
 }  // namespace synclint::python
