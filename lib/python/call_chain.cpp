@@ -100,18 +100,19 @@ ChainsAt chains_at(const Project& p, const FileOutput& out) {
 
 ChainRewrites chain_rewrites(const FileOutput& out, const ChainsAt& chains) {
   ChainRewrites rewrites;
+  rewrites.reserve(out.chain_parts.size());
   for (std::size_t k = 0; k < out.chain_parts.size(); ++k) {
     const FileOutput::ChainPart& part = out.chain_parts[k];
-    if (rewrites.empty() || rewrites.back().finding != part.finding) {
-      const Finding& was = out.findings[part.finding];
-      rewrites.push_back({part.finding, was.message, was.related});
-    }
-    ChainRewrite& f = rewrites.back();
+    const Finding& was = out.findings[part.finding];
     std::string called;
-    std::vector<RelatedLocation> related;
-    write_chain(chains.parts[k], *chains.places, part.heat, called, related);
-    f.related.erase(f.related.begin() + part.related_at, f.related.begin() + part.related_at + part.related_length);
-    f.related.insert(f.related.begin() + part.related_at, related.begin(), related.end());
+    ChainRewrite& f = rewrites.emplace_back();
+    f.finding = part.finding;
+    // The related locations before the chain's, the chain's as they are now, and those after it.
+    const auto chain_begin = was.related.begin() + part.related_at;
+    f.related.assign(was.related.begin(), chain_begin);
+    write_chain(chains.parts[k], *chains.places, part.heat, called, f.related);
+    f.related.insert(f.related.end(), chain_begin + part.related_length, was.related.end());
+    f.message = was.message;
     if (!part.in_message) continue;
     const std::string text = part.colon && !called.empty() ? ": " + called : called;
     f.message.replace(part.message_at, part.message_length, text);

@@ -47,7 +47,7 @@ struct FileOutput {
     bool in_message = false;                           // the message names the chain
     bool colon = false;                                // as ": " and the chain, when the chain has steps
   };
-  std::vector<ChainPart> chain_parts;
+  std::vector<ChainPart> chain_parts;  // at most one per finding, in the order of the findings
 };
 
 // The calling chains of an output's findings as a project had them (when a kept walk was replayed after the
