@@ -87,10 +87,11 @@ void resolve_imports(Project& p, int file, const std::unordered_map<std::string,
 
 }  // namespace
 
+const FuncInfo::Signature FuncInfo::kNoSignature;
+
 void read_function(FuncInfo& fi, Node def, const SourceText& src) {
   fi.node = def;
-  fi.params.clear();
-  fi.defaults.clear();
+  auto signature = std::make_shared<FuncInfo::Signature>();
   for (Node p : named_children(field(def, "parameters"))) {
     Node name{}, value{};
     switch (kind(p)) {
@@ -104,9 +105,10 @@ void read_function(FuncInfo& fi, Node def, const SourceText& src) {
       default: break;
     }
     if (null(name) || kind(name) != K::Identifier) continue;
-    fi.params.emplace_back(src.text(name));
-    fi.defaults.push_back(value);
+    signature->params.emplace_back(src.text(name));
+    signature->defaults.push_back(value);
   }
+  fi.signature = std::move(signature);
 }
 
 bool result_differs(const FuncSummary& a, const FuncSummary& b) {

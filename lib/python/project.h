@@ -46,8 +46,16 @@ struct FuncInfo {
   bool module_body = false;
   bool bound_first = false;   // a method whose first parameter is self/cls when called on an instance
   bool has_nested = false;    // defines functions inside (they see its final environment)
-  std::vector<std::string> params;
-  std::vector<Node> defaults;  // per parameter, null when none
+  // Its parameters as written, and each one's default (null when none): shared by the analyses that copy
+  // the file's index (read_function writes them once).
+  struct Signature {
+    std::vector<std::string> params;
+    std::vector<Node> defaults;
+  };
+  std::shared_ptr<const Signature> signature;
+  const std::vector<std::string>& params() const { return (signature ? *signature : kNoSignature).params; }
+  const std::vector<Node>& defaults() const { return (signature ? *signature : kNoSignature).defaults; }
+  static const Signature kNoSignature;
 };
 
 struct ClassInfo {

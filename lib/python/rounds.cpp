@@ -82,14 +82,14 @@ void parameter_facts(Project& p, const std::vector<const CallEdge*>& edges, cons
       const FuncInfo& fi = p.funcs[e.callee];
       FuncSummary& s = p.next.funcs[e.callee];
       if (s.params.empty()) {
-        s.params.resize(fi.params.size());
-        s.param_known.resize(fi.params.size(), false);
+        s.params.resize(fi.params().size());
+        s.param_known.resize(fi.params().size(), false);
       }
       const std::size_t offset = (e.bound_self && fi.bound_first) ? 1 : 0;
       for (std::size_t i = 0; i < e.positional.size(); ++i) add(s, i + offset, e.positional[i]);
       for (const auto& [k, v] : e.keywords) {
-        auto it = std::find(fi.params.begin(), fi.params.end(), k);
-        if (it != fi.params.end()) add(s, static_cast<std::size_t>(it - fi.params.begin()), v);
+        auto it = std::find(fi.params().begin(), fi.params().end(), k);
+        if (it != fi.params().end()) add(s, static_cast<std::size_t>(it - fi.params().begin()), v);
       }
     }
   });

@@ -239,7 +239,7 @@ Value Walker::method_result(CallInfo& ci, bool& work, bool& syncs) {
     const int target = p_.find_method(rv.id, m);
     if (target >= 0) {
       const FuncInfo& fi = p_.funcs[target];
-      return project_call(target, ci, !fi.params.empty() && fi.params[0] == "cls", work, syncs);
+      return project_call(target, ci, !fi.params().empty() && fi.params()[0] == "cls", work, syncs);
     }
   }
   return lib_.method_call(ci, work);

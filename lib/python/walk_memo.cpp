@@ -82,9 +82,9 @@ std::vector<std::uint64_t> layout_of(const Project& p) {
     const FuncInfo& fi = p.funcs[f];
     Digest d;
     d << fi.file << fi.name << fi.qualname << fi.cls << fi.parent << fi.module_body << fi.bound_first
-      << fi.has_nested << static_cast<std::int64_t>(fi.params.size());
-    for (const std::string& param : fi.params) d << param;
-    for (Node n : fi.defaults) d << !null(n);
+      << fi.has_nested << static_cast<std::int64_t>(fi.params().size());
+    for (const std::string& param : fi.params()) d << param;
+    for (Node n : fi.defaults()) d << !null(n);
     d << (fi.cls >= 0 && abstract_body(p, static_cast<int>(f)));
     keys.push_back(d.value());
   }
@@ -453,7 +453,7 @@ void WalkMemo::record(const Project& p, std::size_t file, const FileOutput& out)
     w->callees.emplace_back(g, std::move(s));
   }
   for (int f : funcs) {
-    w->params.push_back(params_as_read(p.prev.funcs[f], p.funcs[f].params.size()));
+    w->params.push_back(params_as_read(p.prev.funcs[f], p.funcs[f].params().size()));
     w->heat.push_back(p.heat[f]);
     FuncSummary s = p.next.funcs[f];
     s.params.clear();

@@ -483,8 +483,8 @@ void Walker::assign(Node target, const Value& v) {
       env_[key] = v;
       Node obj = strip_parens(field(target, "object"));
       const FuncInfo& fi = p_.funcs[func_];
-      if (kind(obj) == K::Identifier && fi.cls >= 0 && fi.bound_first && !fi.params.empty() &&
-          text(obj) == fi.params[0]) {
+      if (kind(obj) == K::Identifier && fi.cls >= 0 && fi.bound_first && !fi.params().empty() &&
+          text(obj) == fi.params()[0]) {
         std::string name(text(field(target, "attribute")));
         add_class_attr(p_.next.class_attrs[fi.cls], name, v);
         out_.attr_writes.push_back(FileOutput::AttrWrite{func_, fi.cls, std::move(name), v});

@@ -49,8 +49,8 @@ void Walker::bind_params(const FuncInfo& fi) {
   const bool callback =
       std::find(p_.options->hot_functions.begin(), p_.options->hot_functions.end(), fi.name) !=
       p_.options->hot_functions.end() || !library_hook_loop(p_, func_).empty();
-  for (std::size_t i = 0; i < fi.params.size(); ++i) {
-    const std::string& name = fi.params[i];
+  for (std::size_t i = 0; i < fi.params().size(); ++i) {
+    const std::string& name = fi.params()[i];
     Value v;
     if (i == 0 && fi.bound_first && fi.cls >= 0) {
       // `cls` of a classmethod is the class itself: `cls(...)` builds an instance.
@@ -62,12 +62,12 @@ void Walker::bind_params(const FuncInfo& fi) {
     // An unknown argument at the call sites tells nothing: it counts as no call-site fact.
     const bool known = i < ps.param_known.size() && ps.param_known[i] && ps.params[i].kind != VK::Unknown;
     if (known) v = ps.params[i];
-    if (!null(fi.defaults[i])) {
-      Value d = expr(fi.defaults[i]);
+    if (!null(fi.defaults()[i])) {
+      Value d = expr(fi.defaults()[i]);
       v = known ? join(v, d) : d;
     }
     // A callback's `outputs=None` is filled in by the framework every step: the default says nothing.
-    const bool none_default = !null(fi.defaults[i]) && kind(fi.defaults[i]) == K::None;
+    const bool none_default = !null(fi.defaults()[i]) && kind(fi.defaults()[i]) == K::None;
     if (v.kind == VK::Unknown && callback) {
       if (const int owner = library_hook_owner(p_, func_, name); owner >= 0) {
         v = Value::of(p_.classes[owner].is_module ? VK::Module : VK::Instance);
