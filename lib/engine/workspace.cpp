@@ -50,6 +50,7 @@ struct Project {
   std::vector<FileFindings> results;
   std::vector<FileError> errors;  // of the whole project
   std::unique_ptr<python::ProjectCache> parsed;  // the members' parses, kept across analyses
+  std::shared_ptr<Catalog> catalog;  // the builtin one with the configuration's APIs, for deferred findings
 };
 
 std::uint64_t mix(std::uint64_t seed, std::string_view bytes) {
@@ -213,11 +214,9 @@ FindingList Workspace::findings_of(const std::string& path) {
     auto it = std::lower_bound(project.results.begin(), project.results.end(), path,
                                [](const Project::FileFindings& f, const std::string& p) { return f.path < p; });
     if (it == project.results.end() || it->path != path) continue;
-    if (it->deferred && project.parsed) {
-      Catalog catalog = Catalog::builtin();
-      apply_extra_apis(*project.config, catalog);
+    if (it->deferred && project.parsed && project.catalog) {
       python::FileResult r = project.parsed->result_of(path);
-      it->findings = finish(r, Language::Python, *project.config, catalog);
+      it->findings = finish(r, Language::Python, *project.config, *project.catalog);
       it->deferred = false;
     }
     return it->findings;
@@ -276,7 +275,8 @@ WorkspaceResult Workspace::analyze(const std::function<bool()>& stop, const std:
       if (!project.parsed) project.parsed = std::make_unique<python::ProjectCache>();
       project.config = configs[&config];
       project.inputs = inputs;
-      Catalog catalog = Catalog::builtin();
+      project.catalog = std::make_shared<Catalog>(Catalog::builtin());
+      Catalog& catalog = *project.catalog;
       python::Options analyzer_options;
       analyzer_options.catalog = &catalog;
       analyzer_options.hot_functions = default_hot_functions();

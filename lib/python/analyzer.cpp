@@ -273,7 +273,6 @@ std::vector<FileResult> analyze_parsed(const std::vector<ParsedFile*>& files, co
     FileModel& fm = p.files[i];
     fm.path = pf.path;
     fm.display = fm.path.substr(common.size());
-    p.display_of[fm.path] = fm.display;
     fm.src = pf.src;
     fm.tree = pf.tree;
     sizes[i] = pf.src->text().size();

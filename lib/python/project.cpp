@@ -183,15 +183,6 @@ bool abstract_body(const Project& p, int fn) {
   return true;
 }
 
-SourceRange Project::range(const CallEdge& e, const Span& s) const {
-  return SourceRange{files[funcs[e.caller].file].path, s.begin, s.end};
-}
-
-std::string Project::where(const SourceRange& r) const {
-  auto it = display_of.find(r.path);
-  return (it == display_of.end() ? r.path : it->second) + ":" + std::to_string(r.begin.line);
-}
-
 void link_project(Project& p) {
   auto places = std::make_shared<FilePlaces>();
   places->reserve(p.files.size());

@@ -175,10 +175,6 @@ struct Project {
   int find_method(int cls, std::string_view name) const;
   // A class attribute fact (class or bases) from the previous round, or nullptr.
   const Value* class_attr(int cls, const std::string& name) const;
-  std::string where(const SourceRange& r) const;  // "train.py:42"
-  // A span of edge `e` (in its caller's file) as a source range.
-  SourceRange range(const CallEdge& e, const Span& s) const;
-  std::unordered_map<std::string, std::string> display_of;  // path -> display path
   // Each file's path and display path (link_project), shared with what outlives the project (ChainAt).
   std::shared_ptr<const FilePlaces> places;
 };
